@@ -1,0 +1,152 @@
+import { context, metrics, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { AckPolicy, DeliverPolicy, jetstream, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import { nanos, type NatsConnection } from '@nats-io/nats-core';
+import { withTransaction, type Pool, type PoolClient } from '@esim/postgres';
+import type { Logger } from '@esim/telemetry';
+import { events, type EventEnvelope, type EventType, type StreamName } from './contracts.js';
+import { ensureStreams } from './nats.js';
+import type { Namespace } from './namespace.js';
+
+/** Thrown by a handler for an event it can never process; the message is terminated, not retried. */
+export class PermanentEventError extends Error {
+  override name = 'PermanentEventError';
+}
+
+export interface ConsumerSpec<T extends EventType> {
+  /** Durable consumer name, without the namespace. */
+  durable: string;
+  type: T;
+  /** How long an unacknowledged delivery waits before JetStream redelivers it. */
+  ackWaitMs: number;
+  maxDeliver: number;
+  /** Delay before the n-th redelivery after a failure. */
+  retryDelayMs: (deliveryCount: number) => number;
+}
+
+export interface RunningConsumer {
+  stop(): Promise<void>;
+}
+
+const meter = metrics.getMeter('@esim/events');
+const processed = meter.createCounter('events_consumed_total', { description: 'Events consumed, by consumer and outcome' });
+const redeliveries = meter.createCounter('events_redelivered_total', { description: 'Deliveries that were redeliveries' });
+const tracer = trace.getTracer('@esim/events');
+
+/**
+ * Wraps a handler so it runs inside a Postgres transaction that also records
+ * the event id in `<schema>.processed_events`. The effect and the record
+ * commit together and the ack follows the commit, so a redelivered event
+ * (crash before ack, ack lost) is skipped, never applied twice.
+ */
+export function exactlyOnce<T extends EventType>(
+  pool: Pool,
+  schema: string,
+  consumer: string,
+  handle: (event: EventEnvelope<T>, db: PoolClient) => Promise<void>,
+): (event: EventEnvelope<T>) => Promise<void> {
+  return (event) =>
+    withTransaction(pool, async (db) => {
+      const claimed = await db.query(`INSERT INTO ${schema}.processed_events (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
+        consumer,
+        event.id,
+      ]);
+      if (claimed.rowCount === 0) return;
+      await handle(event, db);
+    });
+}
+
+/**
+ * A durable pull consumer: parses each event against its declared schema,
+ * continues the publisher's trace, acks after `handle` resolves, naks with
+ * the spec's delay when it throws and terminates after `maxDeliver` tries.
+ * `handle` must be idempotent: wrap it in `exactlyOnce` unless its effect
+ * already is (deleting a cache entry).
+ */
+export async function startConsumer<T extends EventType>(options: {
+  nc: NatsConnection;
+  ns: Namespace;
+  logger: Logger;
+  spec: ConsumerSpec<T>;
+  handle: (event: EventEnvelope<T>) => Promise<void>;
+}): Promise<RunningConsumer> {
+  const { nc, ns, logger, spec, handle } = options;
+  const declared = events[spec.type];
+  const stream = ns.stream(declared.stream as StreamName);
+  const durable = ns.durable(spec.durable);
+  const jsm = await ensureStreams(nc, ns, [declared.stream as StreamName]);
+  const config = {
+    durable_name: durable,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    filter_subject: ns.subject(spec.type),
+    ack_wait: nanos(spec.ackWaitMs),
+    max_deliver: spec.maxDeliver,
+  };
+  try {
+    await jsm.consumers.info(stream, durable);
+    await jsm.consumers.update(stream, durable, { ack_wait: config.ack_wait, max_deliver: config.max_deliver });
+  } catch {
+    await jsm.consumers.add(stream, config).catch((error: Error) => {
+      if (!/already (in use|exists)/i.test(error.message)) throw error;
+    });
+  }
+  const consumer = await jetstream(nc).consumers.get(stream, durable);
+  const messages: ConsumerMessages = await consumer.consume({ max_messages: 16 });
+
+  async function process(message: JsMsg): Promise<void> {
+    if (message.info.redelivered) redeliveries.add(1, { consumer: spec.durable });
+    let envelope: EventEnvelope<T>;
+    try {
+      const raw = message.json<EventEnvelope<T>>();
+      envelope = { ...raw, data: declared.data.parse(raw.data) as EventEnvelope<T>['data'] };
+    } catch (error) {
+      logger.error({ err: error, consumer: spec.durable, subject: message.subject }, 'undecodable event; terminating it');
+      processed.add(1, { consumer: spec.durable, outcome: 'rejected' });
+      message.term();
+      return;
+    }
+    try {
+      await handle(envelope);
+      message.ack();
+      processed.add(1, { consumer: spec.durable, outcome: 'ok' });
+    } catch (error) {
+      const attempt = message.info.deliveryCount;
+      if (error instanceof PermanentEventError || attempt >= spec.maxDeliver) {
+        logger.error({ err: error, consumer: spec.durable, eventId: envelope.id, attempt }, 'event failed for good');
+        processed.add(1, { consumer: spec.durable, outcome: 'failed' });
+        message.term();
+        return;
+      }
+      logger.warn({ err: error, consumer: spec.durable, eventId: envelope.id, attempt }, 'event failed; will retry');
+      processed.add(1, { consumer: spec.durable, outcome: 'retry' });
+      message.nak(spec.retryDelayMs(attempt));
+    }
+  }
+
+  const loop = (async () => {
+    for await (const message of messages) {
+      const carrier: Record<string, string> = {};
+      for (const [key, values] of message.headers ?? []) if (values[0]) carrier[key] = values[0];
+      const parent = propagation.extract(ROOT_CONTEXT, carrier);
+      await context.with(parent, () =>
+        tracer.startActiveSpan(`process ${spec.type}`, { kind: SpanKind.CONSUMER, attributes: { 'messaging.consumer.group.name': spec.durable } }, async (span) => {
+          try {
+            await process(message);
+          } catch (error) {
+            span.setStatus({ code: SpanStatusCode.ERROR });
+            logger.error({ err: error }, 'consumer loop error');
+          } finally {
+            span.end();
+          }
+        }),
+      );
+    }
+  })();
+
+  return {
+    async stop() {
+      await messages.close();
+      await loop;
+    },
+  };
+}

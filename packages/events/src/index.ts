@@ -1,0 +1,5 @@
+export { events, streams, type EventEnvelope, type EventData, type EventType, type StreamName } from './contracts.js';
+export { namespace, type Namespace } from './namespace.js';
+export { connectNats, ensureStreams, type NatsConnection } from './nats.js';
+export { enqueueEvent, startOutboxRelay, type OutboxRelay } from './outbox.js';
+export { startConsumer, exactlyOnce, PermanentEventError, type ConsumerSpec, type RunningConsumer } from './consumer.js';

@@ -1,0 +1,129 @@
+import { context, metrics, propagation } from '@opentelemetry/api';
+import { headers as natsHeaders, type NatsConnection } from '@nats-io/nats-core';
+import { jetstream } from '@nats-io/jetstream';
+import { newId } from '@esim/ids';
+import type { Pool, Queryable } from '@esim/postgres';
+import type { Logger } from '@esim/telemetry';
+import { events, type EventData, type EventEnvelope, type EventType } from './contracts.js';
+import type { Namespace } from './namespace.js';
+
+/**
+ * The transactional outbox. `enqueueEvent` writes the event in the caller's
+ * transaction, beside the state change it announces; the relay publishes
+ * committed rows to JetStream with `Nats-Msg-Id` = event id, so a row
+ * published twice (crash after publish, before marking) is dropped by the
+ * stream's duplicate window.
+ *
+ * Each service's migrations create `<schema>.outbox` with this shape:
+ *   seq bigserial primary key, id text unique, subject text, payload jsonb,
+ *   headers jsonb, created_at timestamptz, published_at timestamptz
+ */
+export async function enqueueEvent<T extends EventType>(db: Queryable, schema: string, type: T, data: EventData<T>): Promise<string> {
+  const envelope: EventEnvelope<T> = {
+    id: newId('evt'),
+    type,
+    occurredAt: new Date().toISOString(),
+    data: events[type].data.parse(data) as EventData<T>,
+  };
+  // The request's trace context travels with the event, so the work it causes joins the same trace.
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  await db.query(`INSERT INTO ${schema}.outbox (id, subject, payload, headers) VALUES ($1, $2, $3, $4)`, [
+    envelope.id,
+    type,
+    JSON.stringify(envelope),
+    JSON.stringify(carrier),
+  ]);
+  return envelope.id;
+}
+
+export interface OutboxRelay {
+  stop(): Promise<void>;
+}
+
+const meter = metrics.getMeter('@esim/events');
+const published = meter.createCounter('outbox_events_published_total', { description: 'Events the outbox relay published' });
+
+/**
+ * Publishes committed outbox rows in order. One relay per schema holds a
+ * transaction-scoped advisory lock at a time, so replicas fail over without
+ * reordering events.
+ */
+export function startOutboxRelay(options: {
+  pool: Pool;
+  schema: string;
+  nc: NatsConnection;
+  ns: Namespace;
+  logger: Logger;
+  pollMs?: number;
+  batchSize?: number;
+}): OutboxRelay {
+  const { pool, schema, nc, ns, logger } = options;
+  const pollMs = options.pollMs ?? 100;
+  const batchSize = options.batchSize ?? 100;
+  const js = jetstream(nc);
+  let stopped = false;
+  let ticks = 0;
+
+  meter.createObservableGauge('outbox_backlog', { description: 'Outbox events not yet published' }).addCallback(async (result) => {
+    const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema}.outbox WHERE published_at IS NULL`);
+    result.observe(rows[0]?.n ?? 0, { schema });
+  });
+
+  async function tick(): Promise<number> {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const lock = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS ok', [`${schema}.outbox`]);
+      if (!lock.rows[0]?.ok) {
+        await client.query('ROLLBACK');
+        return 0;
+      }
+      const { rows } = await client.query<{ id: string; subject: string; payload: unknown; headers: Record<string, string> }>(
+        `SELECT id, subject, payload, headers FROM ${schema}.outbox WHERE published_at IS NULL ORDER BY seq LIMIT $1`,
+        [batchSize],
+      );
+      const done: string[] = [];
+      try {
+        for (const row of rows) {
+          const h = natsHeaders();
+          for (const [key, value] of Object.entries(row.headers ?? {})) h.set(key, value);
+          await js.publish(ns.subject(row.subject), JSON.stringify(row.payload), { msgID: row.id, headers: h, timeout: 5_000 });
+          done.push(row.id);
+          published.add(1, { subject: row.subject });
+        }
+      } finally {
+        if (done.length > 0) await client.query(`UPDATE ${schema}.outbox SET published_at = now() WHERE id = ANY($1)`, [done]);
+        await client.query('COMMIT');
+      }
+      if (++ticks % 600 === 0) {
+        await pool.query(`DELETE FROM ${schema}.outbox WHERE published_at < now() - interval '1 day'`);
+      }
+      return rows.length;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  const loop = (async () => {
+    while (!stopped) {
+      let count = 0;
+      try {
+        count = await tick();
+      } catch (error) {
+        logger.warn({ err: error, schema }, 'outbox relay tick failed; retrying');
+      }
+      if (count < batchSize && !stopped) await new Promise((resolve) => setTimeout(resolve, pollMs));
+    }
+  })();
+
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+    },
+  };
+}

@@ -1,0 +1,113 @@
+import * as grpc from '@grpc/grpc-js';
+import { create, fromBinary, toBinary, type DescMessage, type DescMethod, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
+import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
+import { metrics } from '@opentelemetry/api';
+import { fromServiceError, toStatus } from './errors.js';
+
+/**
+ * protobuf-es generates descriptors, not grpc-js definitions. These few
+ * functions turn any generated service into a grpc-js server or client, so no
+ * method is wired by hand. Only unary methods are supported: we have no other.
+ */
+
+export interface CallContext {
+  metadata: grpc.Metadata;
+}
+
+export type ServiceHandlers<M extends GenServiceMethods> = {
+  [K in keyof M]: (request: MessageShape<M[K]['input']>, context: CallContext) => Promise<MessageInitShape<M[K]['output']>>;
+};
+
+export interface CallOptions {
+  deadlineMs?: number;
+}
+
+export type ServiceClient<M extends GenServiceMethods> = {
+  [K in keyof M]: (request: MessageInitShape<M[K]['input']>, options?: CallOptions) => Promise<MessageShape<M[K]['output']>>;
+} & { close(): void };
+
+const defaultDeadlineMs = 5_000;
+
+function serializer(method: DescMethod, side: 'input' | 'output') {
+  const schema = method[side];
+  return {
+    serialize: (message: object) => Buffer.from(toBinary(schema, create(schema, message as never))),
+    deserialize: (bytes: Buffer) => fromBinary(schema, bytes),
+  };
+}
+
+function definitionOf(service: GenService<GenServiceMethods>): grpc.ServiceDefinition {
+  const definition: Record<string, grpc.MethodDefinition<object, object>> = {};
+  for (const method of service.methods) {
+    if (method.methodKind !== 'unary') throw new Error(`${service.typeName}.${method.name}: only unary methods are supported`);
+    const input = serializer(method, 'input');
+    const output = serializer(method, 'output');
+    definition[method.localName] = {
+      path: `/${service.typeName}/${method.name}`,
+      originalName: method.localName,
+      requestStream: false,
+      responseStream: false,
+      requestSerialize: input.serialize,
+      requestDeserialize: input.deserialize,
+      responseSerialize: output.serialize,
+      responseDeserialize: output.deserialize,
+    };
+  }
+  return definition as grpc.ServiceDefinition;
+}
+
+const serverDuration = metrics
+  .getMeter('@esim/grpc')
+  .createHistogram('rpc.server.duration', { unit: 'ms', description: 'gRPC server call duration by method and status' });
+
+/** Registers `handlers` for `service`; a thrown AppError becomes its status, anything else INTERNAL (and is reported). */
+export function addService<M extends GenServiceMethods>(
+  server: grpc.Server,
+  service: GenService<M>,
+  handlers: ServiceHandlers<M>,
+  onInternalError: (error: unknown, method: string) => void,
+): void {
+  const implementation: grpc.UntypedServiceImplementation = {};
+  for (const method of service.methods) {
+    const handler = handlers[method.localName as keyof M];
+    const name = `${service.typeName}/${method.name}`;
+    implementation[method.localName] = (call: grpc.ServerUnaryCall<MessageShape<DescMessage>, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+      const startedAt = performance.now();
+      const done = (code: grpc.status) =>
+        serverDuration.record(performance.now() - startedAt, { 'rpc.method': name, 'rpc.grpc.status_code': code });
+      handler(call.request as never, { metadata: call.metadata }).then(
+        (response) => {
+          done(grpc.status.OK);
+          callback(null, response);
+        },
+        (error: unknown) => {
+          const status = toStatus(error);
+          if (status.code === grpc.status.INTERNAL) onInternalError(error, name);
+          done(status.code ?? grpc.status.UNKNOWN);
+          callback(status);
+        },
+      );
+    };
+  }
+  server.addService(definitionOf(service as GenService<GenServiceMethods>), implementation);
+}
+
+/** A promise-returning client; failures reject with the AppError the server raised. */
+export function createClient<M extends GenServiceMethods>(service: GenService<M>, address: string): ServiceClient<M> {
+  const Constructor = grpc.makeGenericClientConstructor(definitionOf(service as GenService<GenServiceMethods>), service.name);
+  const raw = new Constructor(address, grpc.credentials.createInsecure(), {
+    'grpc.keepalive_time_ms': 30_000,
+    'grpc.enable_retries': 1,
+  }) as unknown as Record<string, Function> & grpc.Client;
+  const client: Record<string, unknown> = { close: () => raw.close() };
+  for (const method of service.methods) {
+    client[method.localName] = (request: object, options?: CallOptions) =>
+      new Promise((resolve, reject) => {
+        const deadline = new Date(Date.now() + (options?.deadlineMs ?? defaultDeadlineMs));
+        raw[method.localName]!.call(raw, request, new grpc.Metadata(), { deadline }, (error: grpc.ServiceError | null, response: unknown) =>
+          error ? reject(fromServiceError(error)) : resolve(response),
+        );
+      });
+  }
+  return client as ServiceClient<M>;
+}

@@ -1,0 +1,58 @@
+import { status, Metadata, type ServiceError, type StatusObject } from '@grpc/grpc-js';
+import { AppError, isErrorCode, type ErrorCode, type FieldError } from '@esim/errors';
+
+/** The one place a domain error code becomes a gRPC status. */
+const grpcStatusByCode: Record<ErrorCode, status> = {
+  VALIDATION_ERROR: status.INVALID_ARGUMENT,
+  MALFORMED_JSON: status.INVALID_ARGUMENT,
+  UNAUTHENTICATED: status.UNAUTHENTICATED,
+  INVALID_API_KEY: status.UNAUTHENTICATED,
+  INVALID_TOKEN: status.UNAUTHENTICATED,
+  INVALID_CREDENTIALS: status.UNAUTHENTICATED,
+  INSUFFICIENT_BALANCE: status.FAILED_PRECONDITION,
+  INSUFFICIENT_SCOPE: status.PERMISSION_DENIED,
+  ACCOUNT_NOT_ACTIVE: status.PERMISSION_DENIED,
+  NOT_FOUND: status.NOT_FOUND,
+  ORDER_NOT_FOUND: status.NOT_FOUND,
+  PARTNER_NOT_FOUND: status.NOT_FOUND,
+  PLAN_NOT_FOUND: status.NOT_FOUND,
+  EMAIL_ALREADY_REGISTERED: status.ALREADY_EXISTS,
+  REQUEST_IN_PROGRESS: status.ABORTED,
+  INVALID_STATE: status.FAILED_PRECONDITION,
+  PAYLOAD_TOO_LARGE: status.INVALID_ARGUMENT,
+  UNSUPPORTED_MEDIA_TYPE: status.INVALID_ARGUMENT,
+  IDEMPOTENCY_CONFLICT: status.ALREADY_EXISTS,
+  PLAN_NOT_AVAILABLE: status.FAILED_PRECONDITION,
+  RATE_LIMITED: status.RESOURCE_EXHAUSTED,
+  INTERNAL: status.INTERNAL,
+  UNAVAILABLE: status.UNAVAILABLE,
+};
+
+const codeKey = 'x-error-code';
+const fieldErrorsKey = 'x-field-errors-bin';
+
+/** Server side: a thrown value becomes a status; anything but an AppError hides its message. */
+export function toStatus(error: unknown): Partial<StatusObject> {
+  const metadata = new Metadata();
+  if (!(error instanceof AppError)) {
+    metadata.set(codeKey, 'INTERNAL');
+    return { code: status.INTERNAL, details: 'internal error', metadata };
+  }
+  metadata.set(codeKey, error.code);
+  if (error.errors) metadata.set(fieldErrorsKey, Buffer.from(JSON.stringify(error.errors)));
+  return { code: grpcStatusByCode[error.code], details: error.message, metadata };
+}
+
+/** Client side: the status becomes the AppError the server raised, or UNAVAILABLE when it never answered. */
+export function fromServiceError(error: ServiceError): AppError {
+  const code = error.metadata?.get(codeKey)[0];
+  if (typeof code === 'string' && isErrorCode(code)) {
+    const raw = error.metadata.get(fieldErrorsKey)[0];
+    const errors = raw instanceof Buffer ? (JSON.parse(raw.toString('utf8')) as FieldError[]) : undefined;
+    return new AppError(code, error.details, { errors, cause: error });
+  }
+  if (error.code === status.UNAVAILABLE || error.code === status.DEADLINE_EXCEEDED || error.code === status.CANCELLED) {
+    return new AppError('UNAVAILABLE', 'An internal service did not answer; retry shortly.', { cause: error });
+  }
+  return new AppError('INTERNAL', undefined, { cause: error });
+}

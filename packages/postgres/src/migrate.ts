@@ -1,0 +1,45 @@
+import pg from 'pg';
+import { runner } from 'node-pg-migrate';
+
+/**
+ * Creates the database named in `connectionString` when it does not exist.
+ * Two processes racing here is fine: the loser sees 42P04 (duplicate database).
+ */
+export async function ensureDatabase(connectionString: string): Promise<void> {
+  const url = new URL(connectionString);
+  const database = decodeURIComponent(url.pathname.slice(1));
+  url.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: url.toString(), connectionTimeoutMillis: 5_000 });
+  await client.connect();
+  try {
+    const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    if (exists.rowCount === 0) {
+      await client.query(`CREATE DATABASE ${pg.escapeIdentifier(database)}`).catch((error: { code?: string }) => {
+        if (error.code !== '42P04' && error.code !== '23505') throw error;
+      });
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Applies a service's SQL migrations (`migrations/*.sql`) to its own schema.
+ * node-pg-migrate holds a Postgres advisory lock while it runs, so replicas
+ * starting together apply each migration once.
+ */
+export async function migrate(options: { connectionString: string; schema: string; dir: string }): Promise<void> {
+  await ensureDatabase(options.connectionString);
+  await runner({
+    databaseUrl: options.connectionString,
+    dir: options.dir,
+    direction: 'up',
+    schema: options.schema,
+    createSchema: true,
+    migrationsSchema: options.schema,
+    createMigrationsSchema: true,
+    migrationsTable: 'pgmigrations',
+    checkOrder: true,
+    log: () => {},
+  });
+}

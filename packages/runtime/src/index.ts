@@ -1,0 +1,2 @@
+export { startHealthServer, runReadiness, type HealthServer, type ReadinessCheck } from './health.js';
+export { shutdownOnSignals, exitOnBootFailure, type ShutdownStep } from './shutdown.js';

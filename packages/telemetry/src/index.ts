@@ -1,0 +1,3 @@
+export { createLogger, maskEmail, type Logger } from './logger.js';
+export { serveMetrics, startTelemetry } from './sdk.js';
+export { metrics, trace, context, propagation, SpanStatusCode } from '@opentelemetry/api';

@@ -1,0 +1,22 @@
+import { z } from 'zod';
+import { commonEnv, loadConfig, withDevSecrets } from '@esim/config';
+import { generateDataKey } from '@esim/crypto';
+
+const schema = z.object({
+  NODE_ENV: commonEnv.NODE_ENV,
+  LOG_LEVEL: commonEnv.LOG_LEVEL,
+  DATABASE_URL: commonEnv.DATABASE_URL,
+  NATS_URL: commonEnv.NATS_URL,
+  PLATFORM_NAMESPACE: commonEnv.PLATFORM_NAMESPACE,
+  GRPC_PORT: commonEnv.port(50051),
+  HEALTH_PORT: commonEnv.port(9091),
+  DATA_ENCRYPTION_KEY: z.base64().refine((value) => Buffer.from(value, 'base64').length === 32, 'must be base64 of 32 bytes'),
+  /** scrypt cost; tests lower it to keep the suite fast, production keeps the default. */
+  PASSWORD_HASH_COST: z.coerce.number().int().min(1024).default(32768),
+});
+
+export type Config = z.output<typeof schema>;
+
+export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  return loadConfig(schema, withDevSecrets(env, { DATA_ENCRYPTION_KEY: generateDataKey }));
+}

@@ -1,0 +1,39 @@
+import { seal } from '@esim/crypto';
+import { enqueueEvent, type EventData } from '@esim/events';
+import { newId } from '@esim/ids';
+import type { Queryable } from '@esim/postgres';
+import { recordAuditEntry } from '../store/auditStore.js';
+import { schema, type Actor } from './deps.js';
+
+type MailTemplate = EventData<'mail.requested'>['template'];
+
+/**
+ * Queues an e-mail in the caller's transaction. Secrets travel sealed under
+ * the data key: the outbox, the stream and the mailer's logs never see them.
+ */
+export function requestMail(
+  db: Queryable,
+  dataKey: Buffer,
+  mail: { to: string; template: MailTemplate; values: Record<string, string>; secrets?: Record<string, string> },
+): Promise<string> {
+  const sealedValues = Object.fromEntries(Object.entries(mail.secrets ?? {}).map(([name, value]) => [name, seal(dataKey, value)]));
+  return enqueueEvent(db, schema, 'mail.requested', { to: mail.to, template: mail.template, values: mail.values, sealedValues });
+}
+
+/** Writes the operator's action to the audit log in the caller's transaction. */
+export function audit(db: Queryable, actor: Actor, action: string, target: string, details: Record<string, unknown> = {}): Promise<void> {
+  return recordAuditEntry(db, newId('aud'), {
+    action,
+    target,
+    operator: actor.operator,
+    requestId: actor.requestId,
+    details,
+    occurredAt: new Date().toISOString(),
+  });
+}
+
+/** Tells the gateway to drop its cached credentials for these keys. */
+export async function credentialsChanged(db: Queryable, partnerId: string, prefixes: string[]): Promise<void> {
+  if (prefixes.length === 0) return;
+  await enqueueEvent(db, schema, 'partners.credentials.changed', { partnerId, prefixes });
+}
