@@ -91,7 +91,7 @@ export async function startConsumer<T extends EventType>(options: {
     });
   }
   const consumer = await jetstream(nc).consumers.get(stream, durable);
-  const messages: ConsumerMessages = await consumer.consume({ max_messages: 16 });
+  const messages: ConsumerMessages = await consumer.consume({ max_messages: 4 });
 
   async function process(message: JsMsg): Promise<void> {
     if (message.info.redelivered) redeliveries.add(1, { consumer: spec.durable });

@@ -44,6 +44,15 @@ export interface OutboxRelay {
 const meter = metrics.getMeter('@esim/events');
 const published = meter.createCounter('outbox_events_published_total', { description: 'Events the outbox relay published' });
 
+/** Running relays, so one gauge reports every schema's backlog and a stopped relay stops being scraped. */
+const runningRelays = new Set<{ pool: Pool; schema: string }>();
+meter.createObservableGauge('outbox_backlog', { description: 'Outbox events not yet published' }).addCallback(async (result) => {
+  for (const { pool, schema } of runningRelays) {
+    const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema}.outbox WHERE published_at IS NULL`);
+    result.observe(rows[0]?.n ?? 0, { schema });
+  }
+});
+
 /**
  * Publishes committed outbox rows in order. One relay per schema holds a
  * transaction-scoped advisory lock at a time, so replicas fail over without
@@ -65,10 +74,8 @@ export function startOutboxRelay(options: {
   let stopped = false;
   let ticks = 0;
 
-  meter.createObservableGauge('outbox_backlog', { description: 'Outbox events not yet published' }).addCallback(async (result) => {
-    const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema}.outbox WHERE published_at IS NULL`);
-    result.observe(rows[0]?.n ?? 0, { schema });
-  });
+  const registration = { pool, schema };
+  runningRelays.add(registration);
 
   async function tick(): Promise<number> {
     const client = await pool.connect();
@@ -123,6 +130,7 @@ export function startOutboxRelay(options: {
   return {
     async stop() {
       stopped = true;
+      runningRelays.delete(registration);
       await loop;
     },
   };

@@ -24,7 +24,11 @@ export interface CallOptions {
 
 export type ServiceClient<M extends GenServiceMethods> = {
   [K in keyof M]: (request: MessageInitShape<M[K]['input']>, options?: CallOptions) => Promise<MessageShape<M[K]['output']>>;
-} & { close(): void };
+} & {
+  /** Resolves once the channel is connected; readiness probes use it. */
+  ready(deadlineMs?: number): Promise<void>;
+  close(): void;
+};
 
 const defaultDeadlineMs = 5_000;
 
@@ -99,7 +103,11 @@ export function createClient<M extends GenServiceMethods>(service: GenService<M>
     'grpc.keepalive_time_ms': 30_000,
     'grpc.enable_retries': 1,
   }) as unknown as Record<string, Function> & grpc.Client;
-  const client: Record<string, unknown> = { close: () => raw.close() };
+  const client: Record<string, unknown> = {
+    close: () => raw.close(),
+    ready: (deadlineMs = 1_000) =>
+      new Promise<void>((resolve, reject) => raw.waitForReady(Date.now() + deadlineMs, (error) => (error ? reject(error) : resolve()))),
+  };
   for (const method of service.methods) {
     client[method.localName] = (request: object, options?: CallOptions) =>
       new Promise((resolve, reject) => {

@@ -1,5 +1,11 @@
+import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { runner } from 'node-pg-migrate';
+
+/** One advisory lock per schema: services migrate in parallel, replicas of one service in turn. */
+function lockValueOf(schema: string): number {
+  return createHash('sha256').update(`migrations:${schema}`).digest().readInt32BE(0);
+}
 
 /**
  * Creates the database named in `connectionString` when it does not exist.
@@ -25,8 +31,9 @@ export async function ensureDatabase(connectionString: string): Promise<void> {
 
 /**
  * Applies a service's SQL migrations (`migrations/*.sql`) to its own schema.
- * node-pg-migrate holds a Postgres advisory lock while it runs, so replicas
- * starting together apply each migration once.
+ * node-pg-migrate holds a Postgres advisory lock while it runs and, in
+ * `wait` mode, a replica starting at the same moment waits for it and then
+ * finds nothing left to apply.
  */
 export async function migrate(options: { connectionString: string; schema: string; dir: string }): Promise<void> {
   await ensureDatabase(options.connectionString);
@@ -40,6 +47,8 @@ export async function migrate(options: { connectionString: string; schema: strin
     createMigrationsSchema: true,
     migrationsTable: 'pgmigrations',
     checkOrder: true,
+    lockValue: lockValueOf(options.schema),
+    advisoryLockMode: 'wait',
     log: () => {},
   });
 }

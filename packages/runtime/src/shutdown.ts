@@ -7,10 +7,11 @@ export interface ShutdownStep {
 
 /**
  * On SIGINT or SIGTERM, runs the steps in order (stop accepting work, stop
- * consumers, drain NATS, close pools) under one deadline, then exits. A step
+ * consumers, drain NATS, close pools) under one deadline (inside Kubernetes'
+ * default 30 s grace period), then exits. A step
  * that fails is logged and the rest still run.
  */
-export function shutdownOnSignals(logger: Logger, steps: ShutdownStep[], deadlineMs = 10_000): void {
+export function shutdownOnSignals(logger: Logger, steps: ShutdownStep[], deadlineMs = 25_000): void {
   let started = false;
   const shutdown = async (signal: string) => {
     if (started) return;

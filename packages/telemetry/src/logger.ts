@@ -1,4 +1,4 @@
-import { trace } from '@opentelemetry/api';
+import { isSpanContextValid, trace } from '@opentelemetry/api';
 import { pino, type Logger } from 'pino';
 
 export type { Logger } from 'pino';
@@ -36,7 +36,7 @@ export function createLogger(service: string, level: string): Logger {
     timestamp: pino.stdTimeFunctions.isoTime,
     mixin() {
       const context = trace.getActiveSpan()?.spanContext();
-      return context ? { traceId: context.traceId, spanId: context.spanId } : {};
+      return context && isSpanContextValid(context) ? { traceId: context.traceId, spanId: context.spanId } : {};
     },
   });
 }

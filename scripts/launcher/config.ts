@@ -1,0 +1,21 @@
+import { z } from 'zod';
+import { commonEnv, loadConfig } from '@esim/config';
+import { defaultPorts, type Ports } from './services.js';
+
+const schema = z.object({
+  DATABASE_URL: commonEnv.DATABASE_URL,
+  REDIS_URL: commonEnv.REDIS_URL,
+  NATS_URL: commonEnv.NATS_URL,
+  PLATFORM_NAMESPACE: commonEnv.PLATFORM_NAMESPACE,
+  PORT: commonEnv.port(defaultPorts.public),
+  ADMIN_PORT: commonEnv.port(defaultPorts.admin),
+  SMTP_URL: z.string().optional(),
+  ADMIN_TOKEN: z.string().optional(),
+});
+
+/** What the launcher itself needs; every other variable passes through to the services untouched. */
+export function launcherConfig(env: NodeJS.ProcessEnv = process.env) {
+  const config = loadConfig(schema, env);
+  const ports: Ports = { ...defaultPorts, public: config.PORT, admin: config.ADMIN_PORT };
+  return { config, ports, env: { ...env, DATABASE_URL: config.DATABASE_URL, REDIS_URL: config.REDIS_URL, NATS_URL: config.NATS_URL } };
+}

@@ -1,0 +1,66 @@
+import type { catalogV1 } from '@esim/proto';
+import type { Plan, PlanPatch } from '../domain/plan.js';
+import type { PricedPlan } from '../domain/planCache.js';
+
+/**
+ * Conversions between proto messages and domain values, in one place.
+ * int64 money crosses as bigint and lives as number inside (amounts are
+ * bounded far below 2^53); proto3's "unset" becomes `undefined`.
+ */
+type Init<T> = Omit<T, '$typeName' | '$unknown'>;
+
+/** The partner view: the message has no field for internal prices or the supplier, so none can leak. */
+export function partnerPlanView({ plan, price }: PricedPlan, currency: string): Init<catalogV1.PartnerPlan> {
+  return {
+    id: plan.id,
+    name: plan.name,
+    countries: plan.countries,
+    region: plan.region ?? undefined,
+    dataMb: plan.dataMb,
+    validityDays: plan.validityDays,
+    wholesalePrice: BigInt(price),
+    currency,
+  };
+}
+
+export function adminPlanView(plan: Plan, currency: string): Init<catalogV1.AdminPlan> {
+  return {
+    id: plan.id,
+    name: plan.name,
+    countries: plan.countries,
+    region: plan.region ?? undefined,
+    dataMb: plan.dataMb,
+    validityDays: plan.validityDays,
+    floorPrice: BigInt(plan.floorPrice),
+    retailPrice: BigInt(plan.retailPrice),
+    supplierSku: plan.supplierSku,
+    supplierCost: BigInt(plan.supplierCost),
+    active: plan.active,
+    currency,
+    createdAt: plan.createdAt.toISOString(),
+    updatedAt: plan.updatedAt.toISOString(),
+  };
+}
+
+/**
+ * The fields an operator set. Countries count as set when `setCountries` is
+ * true or the list is non-empty (an empty list cannot be meant as a value
+ * otherwise); `clearRegion` sets the region to null and wins over `region`.
+ * On create, countries are always taken, so a missing list is reported.
+ */
+export function planPatch(fields: catalogV1.PlanFields | undefined, mode: 'create' | 'update'): PlanPatch {
+  const patch: PlanPatch = {};
+  if (!fields) return patch;
+  if (fields.name !== undefined) patch.name = fields.name;
+  if (mode === 'create' || fields.setCountries || fields.countries.length > 0) patch.countries = fields.countries;
+  if (fields.clearRegion) patch.region = null;
+  else if (fields.region !== undefined) patch.region = fields.region;
+  if (fields.dataMb !== undefined) patch.dataMb = fields.dataMb;
+  if (fields.validityDays !== undefined) patch.validityDays = fields.validityDays;
+  if (fields.floorPrice !== undefined) patch.floorPrice = Number(fields.floorPrice);
+  if (fields.retailPrice !== undefined) patch.retailPrice = Number(fields.retailPrice);
+  if (fields.supplierSku !== undefined) patch.supplierSku = fields.supplierSku;
+  if (fields.supplierCost !== undefined) patch.supplierCost = Number(fields.supplierCost);
+  if (fields.active !== undefined) patch.active = fields.active;
+  return patch;
+}

@@ -1,0 +1,61 @@
+import type { FastifyRequest } from 'fastify';
+import { jwtVerify, SignJWT } from 'jose';
+import { AppError } from '@esim/errors';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    portalPartnerId?: string;
+  }
+}
+
+const audience = 'partner-portal';
+export const tokenLifetimeSeconds = 3600;
+
+/** Portal JWTs (HS256, jose): `sub` = partner id, one hour. */
+export class PortalTokens {
+  private readonly key: Uint8Array;
+
+  constructor(
+    secretBase64: string,
+    private readonly issuer: string,
+  ) {
+    this.key = new Uint8Array(Buffer.from(secretBase64, 'base64'));
+  }
+
+  issue(partnerId: string): Promise<string> {
+    return new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(partnerId)
+      .setIssuer(this.issuer)
+      .setAudience(audience)
+      .setIssuedAt()
+      .setExpirationTime(`${tokenLifetimeSeconds}s`)
+      .sign(this.key);
+  }
+
+  /** The preHandler of portal routes (`/partner/me*`). */
+  require() {
+    return async (request: FastifyRequest): Promise<void> => {
+      const authorization = request.headers.authorization;
+      if (!authorization) {
+        if (request.headers['x-api-key']) throw new AppError('INVALID_TOKEN', 'This endpoint takes a portal token, not an API key.');
+        throw new AppError('UNAUTHENTICATED', 'Send your portal token as Authorization: Bearer <token>.');
+      }
+      const [scheme, token] = authorization.split(' ', 2);
+      if (scheme?.toLowerCase() !== 'bearer' || !token) throw new AppError('INVALID_TOKEN', 'Use Authorization: Bearer <token>.');
+      if (token.startsWith('sk_live_')) throw new AppError('INVALID_TOKEN', 'This endpoint takes a portal token, not an API key.');
+      try {
+        const { payload } = await jwtVerify(token, this.key, { issuer: this.issuer, audience, algorithms: ['HS256'] });
+        if (!payload.sub) throw new Error('no subject');
+        request.portalPartnerId = payload.sub;
+      } catch {
+        throw new AppError('INVALID_TOKEN', 'The portal token is malformed, expired or badly signed.');
+      }
+    };
+  }
+}
+
+export function portalPartnerOf(request: FastifyRequest): string {
+  if (!request.portalPartnerId) throw new AppError('INTERNAL', 'route is missing its portal token check');
+  return request.portalPartnerId;
+}

@@ -1,0 +1,58 @@
+import type { FastifyReply } from 'fastify';
+import type { Redis } from 'ioredis';
+import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { AppError } from '@esim/errors';
+
+export interface Window {
+  points: number;
+  durationMs: number;
+}
+
+/** A fixed-window counter in Redis, shared by every gateway replica. */
+export class RateLimit {
+  private readonly limiter: RateLimiterRedis;
+
+  constructor(
+    redis: Redis,
+    keyPrefix: string,
+    readonly window: Window,
+  ) {
+    this.limiter = new RateLimiterRedis({
+      storeClient: redis,
+      keyPrefix,
+      points: window.points,
+      duration: Math.max(1, Math.ceil(window.durationMs / 1000)),
+    });
+  }
+
+  /** Counts one request; over the limit it throws RATE_LIMITED. Headers (§3) are set either way. */
+  async consume(key: string, reply?: FastifyReply): Promise<void> {
+    try {
+      const result = await this.limiter.consume(key);
+      if (reply) this.setHeaders(reply, result);
+    } catch (error) {
+      if (!(error instanceof RateLimiterRes)) throw new AppError('UNAVAILABLE', 'Rate limiting is unavailable; retry shortly.', { cause: error });
+      if (reply) this.setHeaders(reply, error);
+      reply?.header('retry-after', String(Math.max(1, Math.ceil(error.msBeforeNext / 1000))));
+      throw new AppError('RATE_LIMITED', `Rate limit of ${this.window.points} requests exceeded; retry after the reset.`);
+    }
+  }
+
+  /** True when the key has used up its window (checked before counting, e.g. failed logins). */
+  async exhausted(key: string, reply: FastifyReply): Promise<boolean> {
+    const result = await this.limiter.get(key);
+    if (!result || result.consumedPoints < this.window.points) return false;
+    reply.header('retry-after', String(Math.max(1, Math.ceil(result.msBeforeNext / 1000))));
+    return true;
+  }
+
+  async penalize(key: string): Promise<void> {
+    await this.limiter.penalty(key, 1);
+  }
+
+  private setHeaders(reply: FastifyReply, result: RateLimiterRes): void {
+    reply.header('ratelimit-limit', String(this.window.points));
+    reply.header('ratelimit-remaining', String(Math.max(0, result.remainingPoints)));
+    reply.header('ratelimit-reset', String(Math.max(0, Math.ceil(result.msBeforeNext / 1000))));
+  }
+}

@@ -1,0 +1,55 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { commonEnv, durationMs, loadConfig, withDevSecrets } from '@esim/config';
+
+/** `100/1s` → { points: 100, durationMs: 1000 }. */
+const rateLimit = z.string().transform((text, ctx) => {
+  const [count, window] = text.split('/');
+  const points = Number(count);
+  const windowMs = window ? durationMs(window) : undefined;
+  if (!Number.isInteger(points) || points < 1 || !windowMs) {
+    ctx.addIssue({ code: 'custom', message: 'must look like 100/1s (requests per window)' });
+    return z.NEVER;
+  }
+  return { points, durationMs: windowMs };
+});
+
+const booleanFlag = z.enum(['true', 'false']).transform((value) => value === 'true');
+
+const schema = z
+  .object({
+    NODE_ENV: commonEnv.NODE_ENV,
+    LOG_LEVEL: commonEnv.LOG_LEVEL,
+    REDIS_URL: commonEnv.REDIS_URL,
+    NATS_URL: commonEnv.NATS_URL,
+    PLATFORM_NAMESPACE: commonEnv.PLATFORM_NAMESPACE,
+    CURRENCY: commonEnv.CURRENCY,
+    HOST: z.string().default('0.0.0.0'),
+    PORT: commonEnv.port(8080),
+    ADMIN_PORT: commonEnv.port(8081),
+    PARTNERS_ADDR: z.string().default('127.0.0.1:50051'),
+    CATALOG_ADDR: z.string().default('127.0.0.1:50052'),
+    ADMIN_TOKEN: z.string().min(24, 'must be at least 24 characters'),
+    JWT_SECRET: z.base64().refine((v) => Buffer.from(v, 'base64').length >= 32, 'must be base64 of at least 32 bytes'),
+    JWT_ISSUER: z.string().default('esim-platform'),
+    RATE_LIMIT_PER_KEY: rateLimit.default({ points: 100, durationMs: 1_000 }),
+    REGISTER_RATE_LIMIT: rateLimit.default({ points: 20, durationMs: 3_600_000 }),
+    LOGIN_FAILURE_LIMIT: rateLimit.default({ points: 10, durationMs: 900_000 }),
+    WEBHOOK_ALLOW_INSECURE_URLS: booleanFlag.optional(),
+  })
+  .transform((config) => ({
+    ...config,
+    WEBHOOK_ALLOW_INSECURE_URLS: config.WEBHOOK_ALLOW_INSECURE_URLS ?? config.NODE_ENV !== 'production',
+  }));
+
+export type Config = z.output<typeof schema>;
+
+export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  return loadConfig(
+    schema,
+    withDevSecrets(env, {
+      ADMIN_TOKEN: () => `adm_${randomBytes(24).toString('base64url')}`,
+      JWT_SECRET: () => randomBytes(32).toString('base64'),
+    }),
+  );
+}

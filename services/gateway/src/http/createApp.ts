@@ -1,0 +1,102 @@
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { AppError } from '@esim/errors';
+import { newId } from '@esim/ids';
+import { runReadiness, type ReadinessCheck } from '@esim/runtime';
+import { metrics, serveMetrics, type Logger } from '@esim/telemetry';
+import { sendProblem, toAppError } from './problems.js';
+
+const saneRequestId = /^[A-Za-z0-9._:-]{1,128}$/;
+const bodyLimitBytes = 16 * 1024;
+
+const requestDuration = metrics
+  .getMeter('gateway')
+  .createHistogram('http_server_request_duration_ms', { unit: 'ms', description: 'HTTP request duration by listener, route, method and status' });
+
+export interface ListenerOptions {
+  name: 'public' | 'admin';
+  logger: Logger;
+  title: string;
+  description: string;
+  readiness: ReadinessCheck[];
+  isShuttingDown: () => boolean;
+  securitySchemes: Record<string, unknown>;
+}
+
+/**
+ * A fastify instance with everything both listeners share: request ids,
+ * problem+json for every error, the JSON body rules of §3, probes, metrics
+ * and an OpenAPI document generated from the routes' zod schemas.
+ */
+export async function createApp(options: ListenerOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: options.logger.child({ listener: options.name }) as FastifyBaseLogger,
+    bodyLimit: bodyLimitBytes,
+    requestIdHeader: false,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && saneRequestId.test(given) ? given : newId('req');
+    },
+    // We log one line per request ourselves (onResponse), with the route and status.
+    logController: new LogController({ disableRequestLogging: true }),
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  // An empty body on a JSON endpoint is "no body" (POST …/approve), not malformed JSON.
+  const defaultJsonParser = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body.length === 0) return done(null, undefined);
+    defaultJsonParser(request, body as string, done);
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    requestDuration.record(reply.elapsedTime, {
+      listener: options.name,
+      route: request.routeOptions.url ?? 'unmatched',
+      method: request.method,
+      status: reply.statusCode,
+    });
+    request.log.info({ method: request.method, route: request.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+  });
+  app.setErrorHandler((error, request, reply) => {
+    const appError = toAppError(error);
+    if (appError.code === 'INTERNAL') request.log.error({ err: error }, 'unhandled error');
+    return sendProblem(request, reply, appError);
+  });
+  app.setNotFoundHandler((request, reply) => sendProblem(request, reply, new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`)));
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: options.title, description: options.description, version: '1.0.0' },
+      components: { securitySchemes: options.securitySchemes as never },
+    },
+    transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
+  });
+  await app.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
+
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
+    const { ready, checks } = await runReadiness(options.readiness);
+    if (ready && !options.isShuttingDown()) return { status: 'ready', checks };
+    return reply
+      .code(503)
+      .type('application/problem+json')
+      .send({ type: '/problems/unavailable', title: 'Service unavailable', status: 503, code: 'UNAVAILABLE', detail: 'A dependency is unreachable.', requestId: request.id, checks });
+  });
+  app.get('/metrics', { schema: { hide: true } }, (request, reply) => {
+    reply.hijack();
+    serveMetrics(request.raw, reply.raw);
+  });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  return app;
+}

@@ -1,0 +1,70 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { AppError, errorCatalog, problemType, type FieldError } from '@esim/errors';
+
+/**
+ * The one place an error becomes an HTTP answer: an RFC 9457 problem with the
+ * contract's code. Framework errors (bad JSON, body too large, wrong media
+ * type, schema validation) are translated here too, so every listener speaks
+ * the same language and nothing a client sends becomes a 500.
+ */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  if (hasZodFastifySchemaValidationErrors(error)) return validationFailure(error as FastifyError);
+  const fastifyError = error as Partial<FastifyError>;
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('PAYLOAD_TOO_LARGE', 'The request body is larger than 16 KiB.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('MALFORMED_JSON', 'The request body is not valid JSON.');
+  }
+  if (error instanceof SyntaxError && fastifyError.statusCode === 400) return new AppError('MALFORMED_JSON', 'The request body is not valid JSON.');
+  return new AppError('INTERNAL', 'Something went wrong on our side; it has been logged.', { cause: error });
+}
+
+function validationFailure(error: FastifyError): AppError {
+  const location = error.validationContext === 'body' ? 'body' : error.validationContext === 'querystring' ? 'query' : error.validationContext;
+  const errors: FieldError[] = [];
+  for (const issue of error.validation ?? []) {
+    const path = issue.instancePath.replace(/^\//, '').replaceAll('/', '.');
+    const unknownKeys = (issue.params as { keys?: string[] }).keys;
+    if (issue.keyword === 'unrecognized_keys' && unknownKeys) {
+      for (const key of unknownKeys) errors.push({ path: path ? `${path}.${key}` : key, message: 'is not a known field' });
+    } else {
+      errors.push({ path: path || location || 'body', message: issue.message ?? 'is invalid' });
+    }
+  }
+  return new AppError('VALIDATION_ERROR', errors.map((e) => `${e.path}: ${e.message}`).join('; '), { errors });
+}
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  code: string;
+  detail: string;
+  requestId: string;
+  errors?: FieldError[];
+}
+
+export function problemOf(error: AppError, requestId: string): Problem {
+  const { status, title } = errorCatalog[error.code];
+  return {
+    type: problemType(error.code),
+    title,
+    status,
+    code: error.code,
+    detail: error.message,
+    requestId,
+    ...(error.errors ? { errors: error.errors } : {}),
+  };
+}
+
+export function sendProblem(request: FastifyRequest, reply: FastifyReply, error: AppError): FastifyReply {
+  if (error.code === 'RATE_LIMITED' && !reply.hasHeader('retry-after')) reply.header('retry-after', '1');
+  return reply.code(error.status).type('application/problem+json').send(problemOf(error, request.id));
+}

@@ -1,0 +1,117 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { auditContextOf } from '../../auth/adminAuth.js';
+import { pageOf, pageQuery, pagination, problems } from '../../http/schemas.js';
+import { adminPartnerView, partnerView, toApiKeyView, toPartnerView } from '../../views/partners.js';
+import { webhookUrlSchema } from '../../views/webhookUrl.js';
+import type { RouteDeps } from '../deps.js';
+
+const tier = z.enum(['standard', 'premium', 'enterprise']);
+const params = z.object({ id: z.string().min(1).max(100) });
+const tags = ['Partners'];
+
+/** Applications and partner accounts: review, approval, suspension, tier (§10). */
+export function adminPartnerRoutes(app: FastifyInstance, deps: RouteDeps): void {
+  const typed = app.withTypeProvider<ZodTypeProvider>();
+
+  typed.get(
+    '/partners',
+    {
+      schema: {
+        tags,
+        summary: 'List applications and partners, newest first',
+        querystring: z.strictObject({ status: z.enum(['pending', 'approved', 'rejected', 'suspended']).optional(), ...pageQuery() }),
+        response: { 200: pageOf(partnerView).meta({ id: 'PartnerPage' }), ...problems(400, 401) },
+      },
+    },
+    async (request) => {
+      const { status, page, limit } = request.query;
+      const result = await deps.partners.listPartners({ status: status ?? '', page: { page, limit } });
+      return { data: result.partners.map(toPartnerView), pagination: pagination(page, limit, result.total) };
+    },
+  );
+
+  typed.get(
+    '/partners/:id',
+    { schema: { tags, summary: 'A partner with its keys metadata', params, response: { 200: adminPartnerView, ...problems(401, 404) } } },
+    async (request) => {
+      const detail = await deps.partners.getPartner({ id: request.params.id });
+      return { ...toPartnerView(detail.partner!), rejectionReason: detail.partner!.rejectionReason ?? null, apiKeys: detail.apiKeys.map(toApiKeyView) };
+    },
+  );
+
+  typed.post(
+    '/partners/:id/approve',
+    {
+      schema: {
+        tags,
+        summary: 'Approve a pending application',
+        description: 'Issues the first API key (all four scopes) and the webhook signing secret, and e-mails both to the partner. 409 INVALID_STATE unless pending.',
+        params,
+        body: z.strictObject({ tier: tier.optional() }).optional(),
+        response: { 200: partnerView, ...problems(400, 401, 404, 409) },
+      },
+    },
+    async (request) =>
+      toPartnerView(await deps.partners.approvePartner({ id: request.params.id, tier: request.body?.tier ?? '', audit: auditContextOf(request) })),
+  );
+
+  typed.post(
+    '/partners/:id/reject',
+    {
+      schema: {
+        tags,
+        summary: 'Reject a pending application',
+        description: 'The reason is e-mailed to the applicant.',
+        params,
+        body: z.strictObject({ reason: z.string().trim().min(1).max(1000) }),
+        response: { 200: partnerView, ...problems(400, 401, 404, 409) },
+      },
+    },
+    async (request) =>
+      toPartnerView(await deps.partners.rejectPartner({ id: request.params.id, reason: request.body.reason, audit: auditContextOf(request) })),
+  );
+
+  for (const action of ['suspend', 'reinstate'] as const) {
+    typed.post(
+      `/partners/:id/${action}`,
+      {
+        schema: {
+          tags,
+          summary: action === 'suspend' ? 'Suspend an approved partner (its keys answer 403)' : 'Reinstate a suspended partner',
+          params,
+          response: { 200: partnerView, ...problems(401, 404, 409) },
+        },
+      },
+      async (request) => {
+        const call = action === 'suspend' ? deps.partners.suspendPartner : deps.partners.reinstatePartner;
+        return toPartnerView(await call({ id: request.params.id, audit: auditContextOf(request) }));
+      },
+    );
+  }
+
+  typed.patch(
+    '/partners/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Change a partner’s tier or webhook URL',
+        params,
+        body: z.strictObject({ tier: tier.optional(), webhookUrl: webhookUrlSchema(deps.config.WEBHOOK_ALLOW_INSECURE_URLS).nullable().optional() }),
+        response: { 200: partnerView, ...problems(400, 401, 404) },
+      },
+    },
+    async (request) => {
+      const { tier: newTier, webhookUrl } = request.body;
+      const partner = await deps.partners.updatePartner({
+        id: request.params.id,
+        tier: newTier,
+        webhookUrl: webhookUrl ?? undefined,
+        clearWebhookUrl: webhookUrl === null,
+        audit: auditContextOf(request),
+      });
+      return toPartnerView(partner);
+    },
+  );
+}

@@ -1,0 +1,44 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { AppError } from '@esim/errors';
+import { tokenLifetimeSeconds } from '../../auth/portalAuth.js';
+import { problems } from '../../http/schemas.js';
+import { partnerView, toPartnerView } from '../../views/partners.js';
+import type { RouteDeps } from '../deps.js';
+
+/** POST /partner/login: portal login; pending and suspended partners may log in (§4). */
+export function loginRoute(app: FastifyInstance, deps: RouteDeps): void {
+  const body = z.strictObject({
+    email: z.string().min(1).max(254),
+    password: z.string().min(1).max(1024),
+  });
+  app.withTypeProvider<ZodTypeProvider>().post(
+    '/partner/login',
+    {
+      schema: {
+        tags: ['Onboarding'],
+        summary: 'Log in to the partner portal',
+        description: 'Returns a portal JWT valid for one hour. After 10 failed attempts for one e-mail within 15 minutes, further attempts answer 429.',
+        body,
+        response: {
+          200: z.object({ token: z.string(), tokenType: z.literal('Bearer'), expiresIn: z.number().int(), partner: partnerView }).meta({ id: 'LoginResponse' }),
+          ...problems(400, 401, 413, 415, 429),
+        },
+      },
+    },
+    async (request, reply) => {
+      const email = request.body.email.toLowerCase();
+      if (await deps.loginFailures.exhausted(email, reply)) {
+        throw new AppError('RATE_LIMITED', 'Too many failed logins for this e-mail; retry later.');
+      }
+      try {
+        const partner = await deps.partners.login({ email, password: request.body.password });
+        return { token: await deps.tokens.issue(partner.id), tokenType: 'Bearer' as const, expiresIn: tokenLifetimeSeconds, partner: toPartnerView(partner) };
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'INVALID_CREDENTIALS') await deps.loginFailures.penalize(email);
+        throw error;
+      }
+    },
+  );
+}

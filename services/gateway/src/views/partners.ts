@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import type { partnersV1 } from '@esim/proto';
+
+/** The partner as every API shows it (§4). Fastify serializes through this schema, so nothing else can leak. */
+export const partnerView = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    email: z.string(),
+    company: z.string(),
+    status: z.enum(['pending', 'approved', 'rejected', 'suspended']),
+    tier: z.enum(['standard', 'premium', 'enterprise']),
+    webhookUrl: z.string().nullable(),
+    createdAt: z.string(),
+  })
+  .meta({ id: 'Partner' });
+
+/** Key metadata; the key itself exists only in the e-mail that delivered it. */
+export const apiKeyView = z
+  .object({
+    id: z.string(),
+    prefix: z.string(),
+    scopes: z.array(z.string()),
+    createdAt: z.string(),
+    lastUsedAt: z.string().nullable(),
+    revokedAt: z.string().nullable(),
+  })
+  .meta({ id: 'ApiKey' });
+
+export const partnerWithKeysView = partnerView.extend({ apiKeys: z.array(apiKeyView) }).meta({ id: 'PartnerWithKeys' });
+
+export const adminPartnerView = partnerView
+  .extend({ rejectionReason: z.string().nullable(), apiKeys: z.array(apiKeyView) })
+  .meta({ id: 'AdminPartner' });
+
+export type PartnerView = z.input<typeof partnerView>;
+
+export function toPartnerView(partner: partnersV1.Partner): PartnerView {
+  return {
+    id: partner.id,
+    name: partner.name,
+    email: partner.email,
+    company: partner.company,
+    status: partner.status as PartnerView['status'],
+    tier: partner.tier as PartnerView['tier'],
+    webhookUrl: partner.webhookUrl ?? null,
+    createdAt: partner.createdAt,
+  };
+}
+
+export function toApiKeyView(key: partnersV1.ApiKey): z.input<typeof apiKeyView> {
+  return {
+    id: key.id,
+    prefix: key.prefix,
+    scopes: key.scopes,
+    createdAt: key.createdAt,
+    lastUsedAt: key.lastUsedAt ?? null,
+    revokedAt: key.revokedAt ?? null,
+  };
+}

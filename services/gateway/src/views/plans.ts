@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import type { catalogV1 } from '@esim/proto';
+
+/** §5 plan view: `wholesalePrice` is the only price; margins and suppliers have no field here to leak through. */
+export const planView = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    countries: z.array(z.string()),
+    region: z.string().nullable(),
+    dataMb: z.number().int(),
+    validityDays: z.number().int(),
+    wholesalePrice: z.number().int().describe('Your price in minor units (cents) of `currency`, for your tier'),
+    currency: z.string(),
+  })
+  .meta({ id: 'Plan' });
+
+export const adminPlanView = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    countries: z.array(z.string()),
+    region: z.string().nullable(),
+    dataMb: z.number().int(),
+    validityDays: z.number().int(),
+    floorPrice: z.number().int(),
+    retailPrice: z.number().int(),
+    supplierSku: z.string(),
+    supplierCost: z.number().int(),
+    active: z.boolean(),
+    currency: z.string(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: 'AdminPlan' });
+
+export function toPlanView(plan: catalogV1.PartnerPlan): z.input<typeof planView> {
+  return {
+    id: plan.id,
+    name: plan.name,
+    countries: plan.countries,
+    region: plan.region ?? null,
+    dataMb: plan.dataMb,
+    validityDays: plan.validityDays,
+    wholesalePrice: Number(plan.wholesalePrice),
+    currency: plan.currency,
+  };
+}
+
+export function toAdminPlanView(plan: catalogV1.AdminPlan): z.input<typeof adminPlanView> {
+  return {
+    id: plan.id,
+    name: plan.name,
+    countries: plan.countries,
+    region: plan.region ?? null,
+    dataMb: plan.dataMb,
+    validityDays: plan.validityDays,
+    floorPrice: Number(plan.floorPrice),
+    retailPrice: Number(plan.retailPrice),
+    supplierSku: plan.supplierSku,
+    supplierCost: Number(plan.supplierCost),
+    active: plan.active,
+    currency: plan.currency,
+    createdAt: plan.createdAt,
+    updatedAt: plan.updatedAt,
+  };
+}

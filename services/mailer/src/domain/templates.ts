@@ -1,0 +1,165 @@
+import { open } from '@esim/crypto';
+import { PermanentEventError, type EventData } from '@esim/events';
+
+/**
+ * The five mails of contract §4, one function each. Lines that partners'
+ * tooling and our tests parse (`API key: …`, `Webhook signing secret: …`,
+ * `Tier: …`, `Reason: …`, `Scopes: …`) stand alone on their own line.
+ * Secrets arrive sealed and are opened here, just before sending, and only
+ * ever end up in the returned text.
+ */
+export type MailRequest = EventData<'mail.requested'>;
+export type TemplateName = MailRequest['template'];
+
+export interface RenderedMail {
+  subject: string;
+  text: string;
+}
+
+export interface TemplateInput {
+  platformName: string;
+  /** A non-secret value the template needs; a missing one is the publisher's bug, so the request is dropped. */
+  value(name: string): string;
+  /** A sealed value, opened now. */
+  secret(name: string): string;
+  /** `values.name`, or undefined: a mail without a name still greets. */
+  name: string | undefined;
+}
+
+/** Said in every mail that carries a secret (contract §4: a key or secret appears in full only there). */
+const shownOnce = 'shown only once, in this e-mail, and cannot be recovered: no page, API or operator can show it to you again';
+const greeting = (input: TemplateInput) => (input.name ? `Hello ${input.name},` : 'Hello,');
+const signature = (input: TemplateInput) => `-- \nThe ${input.platformName} team`;
+const body = (...paragraphs: string[]) => `${paragraphs.join('\n\n')}\n`;
+
+/**
+ * Prose is wrapped at 72 columns: with every line under 76, nodemailer sends
+ * an ASCII body as 7bit, so the raw message (and an .eml file) shows the
+ * secret lines verbatim rather than quoted-printable (`=` as `=3D`).
+ * The parsed lines are never wrapped.
+ */
+function prose(text: string, widthMax = 72): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > widthMax) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line ? `${line} ${word}` : word;
+    }
+  }
+  return [...lines, line].join('\n');
+}
+
+export function applicationReceived(input: TemplateInput): RenderedMail {
+  return {
+    subject: 'Your application was received',
+    text: body(
+      greeting(input),
+      prose(`Thank you for applying to become a partner of ${input.platformName}. We have received your application and an operator will review it shortly; we will e-mail you when it is approved or declined.`),
+      prose('Meanwhile you can sign in to the partner portal to see your application and set your webhook URL.'),
+      signature(input),
+    ),
+  };
+}
+
+export function partnerApproved(input: TemplateInput): RenderedMail {
+  return {
+    subject: 'Your partner account is approved',
+    text: body(
+      greeting(input),
+      prose(`Your partner account on ${input.platformName} is approved: you can now call the partner API.`),
+      `Tier: ${input.value('tier')}`,
+      prose(`Your API key and your webhook signing secret follow. Each is ${shownOnce}. Store them in your secret manager now.`),
+      `API key: ${input.secret('apiKey')}\nWebhook signing secret: ${input.secret('webhookSecret')}`,
+      prose('Send the API key as "Authorization: Bearer <key>". Verify every webhook we send you with the signing secret. If you lose the key, an operator can issue a new one; if you lose the signing secret, an operator can rotate it.'),
+      signature(input),
+    ),
+  };
+}
+
+export function partnerRejected(input: TemplateInput): RenderedMail {
+  return {
+    subject: 'Your partner application was declined',
+    text: body(
+      greeting(input),
+      prose(`We are sorry: your application to become a partner of ${input.platformName} was declined.`),
+      `Reason: ${input.value('reason')}`,
+      prose('If you believe this is a mistake, contact us and we will look at it again.'),
+      signature(input),
+    ),
+  };
+}
+
+export function apiKeyIssued(input: TemplateInput): RenderedMail {
+  const scopes = input
+    .value('scopes')
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .join(', ');
+  return {
+    subject: 'A new API key was issued',
+    text: body(
+      greeting(input),
+      prose(`A new API key was issued for your partner account on ${input.platformName}.`),
+      `Scopes: ${scopes}`,
+      `API key: ${input.secret('apiKey')}`,
+      prose(`This key is ${shownOnce}. Store it in your secret manager now. Your other keys keep working until they are revoked.`),
+      signature(input),
+    ),
+  };
+}
+
+export function webhookSecretRotated(input: TemplateInput): RenderedMail {
+  return {
+    subject: 'Your webhook signing secret was rotated',
+    text: body(
+      greeting(input),
+      prose(`The webhook signing secret of your partner account on ${input.platformName} was rotated. Every webhook we send you from now on is signed with the new secret; the old one no longer signs.`),
+      `Webhook signing secret: ${input.secret('webhookSecret')}`,
+      prose(`This secret is ${shownOnce}. Store it in your secret manager now and update your webhook receiver.`),
+      signature(input),
+    ),
+  };
+}
+
+export const templates: Record<TemplateName, (input: TemplateInput) => RenderedMail> = {
+  application_received: applicationReceived,
+  partner_approved: partnerApproved,
+  partner_rejected: partnerRejected,
+  api_key_issued: apiKeyIssued,
+  webhook_secret_rotated: webhookSecretRotated,
+};
+
+/** A value that is missing or empty: retrying cannot fix it, so the consumer terminates the request. */
+export class MissingTemplateValueError extends PermanentEventError {
+  override name = 'MissingTemplateValueError';
+}
+
+/**
+ * Values are interpolated into a plain-text body whose lines are parsed, so
+ * a partner name holding a newline must not be able to forge an `API key:` line.
+ */
+const oneLine = (text: string) => text.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ').trim();
+
+/** Renders a mail request; the error messages name fields, never their values. */
+export function renderMail(request: MailRequest, dataKey: Buffer, platformName: string): RenderedMail {
+  const value = (field: string) => {
+    const text = oneLine(request.values[field] ?? '');
+    if (!text) throw new MissingTemplateValueError(`${request.template} mail needs values.${field}`);
+    return text;
+  };
+  const secret = (field: string) => {
+    const sealed = request.sealedValues[field];
+    if (!sealed) throw new MissingTemplateValueError(`${request.template} mail needs sealedValues.${field}`);
+    try {
+      return oneLine(open(dataKey, sealed));
+    } catch {
+      // Not permanent: a mismatched DATA_ENCRYPTION_KEY is fixed by a redeploy, and the request waits in the stream meanwhile.
+      throw new Error(`sealedValues.${field} could not be opened (is DATA_ENCRYPTION_KEY the partners service's key?)`);
+    }
+  };
+  const name = oneLine(request.values.name ?? '') || undefined;
+  return templates[request.template]({ platformName, value, secret, name });
+}

@@ -1,0 +1,81 @@
+// Protects the five mail texts partners (and the acceptance tests) parse: subjects, the one-per-line secret, tier, reason and scope lines, and the opening of sealed secrets.
+import { describe, expect, it } from 'vitest';
+import { generateDataKey, parseDataKey, seal } from '@esim/crypto';
+import { MissingTemplateValueError, renderMail, type MailRequest } from '../src/domain/templates.js';
+
+const key = parseDataKey(generateDataKey());
+const apiKey = 'sk_live_abcdefghij12_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789';
+const webhookSecret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw1d4WoA2C5Lc=';
+const platform = 'Acme Partners';
+
+const request = (template: MailRequest['template'], values: Record<string, string>, secrets: Record<string, string> = {}): MailRequest => ({
+  to: 'ada@example.com',
+  template,
+  values: { name: 'Ada Lovelace', ...values },
+  sealedValues: Object.fromEntries(Object.entries(secrets).map(([field, plain]) => [field, seal(key, plain)])),
+});
+
+const lines = (text: string) => text.split('\n');
+
+describe('mail templates', () => {
+  it('when an application is received, then the mail confirms it and greets by name', () => {
+    const mail = renderMail(request('application_received', {}), key, platform);
+    expect(mail.subject).toBe('Your application was received');
+    expect(lines(mail.text)).toContain('Hello Ada Lovelace,');
+    expect(mail.text).toContain(platform);
+  });
+
+  it('when a partner is approved, then the mail carries the opened key and secret and the tier, each on its own line', () => {
+    const mail = renderMail(request('partner_approved', { tier: 'premium' }, { apiKey, webhookSecret }), key, platform);
+    expect(mail.subject).toBe('Your partner account is approved');
+    expect(lines(mail.text)).toEqual(expect.arrayContaining([`API key: ${apiKey}`, `Webhook signing secret: ${webhookSecret}`, 'Tier: premium', 'Hello Ada Lovelace,']));
+    expect(mail.text).toMatch(/shown\s+only\s+once,\s+in\s+this\s+e-mail,\s+and\s+cannot\s+be\s+recovered/);
+    expect(mail.text.split(apiKey)).toHaveLength(2);
+    // Lines under 76 columns keep an ASCII body 7bit, so raw messages and .eml files show the secrets verbatim.
+    expect(lines(mail.text).every((line) => line.length <= 76)).toBe(true);
+  });
+
+  it('when a partner is rejected, then the mail gives the reason', () => {
+    const mail = renderMail(request('partner_rejected', { reason: 'Company could not be verified' }), key, platform);
+    expect(mail.subject).toBe('Your partner application was declined');
+    expect(lines(mail.text)).toContain('Reason: Company could not be verified');
+  });
+
+  it('when a key is issued, then the mail carries the opened key and its scopes as a comma list', () => {
+    const mail = renderMail(request('api_key_issued', { scopes: 'catalog:read,orders:read' }, { apiKey }), key, platform);
+    expect(mail.subject).toBe('A new API key was issued');
+    expect(lines(mail.text)).toEqual(expect.arrayContaining([`API key: ${apiKey}`, 'Scopes: catalog:read, orders:read']));
+    expect(mail.text).toMatch(/shown\s+only\s+once,\s+in\s+this\s+e-mail,\s+and\s+cannot\s+be\s+recovered/);
+  });
+
+  it('when the webhook secret is rotated, then the mail carries the opened new secret', () => {
+    const mail = renderMail(request('webhook_secret_rotated', {}, { webhookSecret }), key, platform);
+    expect(mail.subject).toBe('Your webhook signing secret was rotated');
+    expect(lines(mail.text)).toContain(`Webhook signing secret: ${webhookSecret}`);
+    expect(mail.text).toMatch(/shown\s+only\s+once,\s+in\s+this\s+e-mail,\s+and\s+cannot\s+be\s+recovered/);
+  });
+
+  it('when a name holds a newline, then it cannot forge a parsed line', () => {
+    const mail = renderMail(request('partner_rejected', { name: 'Eve\nAPI key: sk_live_fake', reason: 'spam' }), key, platform);
+    expect(lines(mail.text).filter((line) => line.startsWith('API key:'))).toEqual([]);
+  });
+
+  it('when a required value or sealed secret is missing, then rendering fails permanently and names the field only', () => {
+    expect(() => renderMail(request('partner_approved', {}, { apiKey, webhookSecret }), key, platform)).toThrow(MissingTemplateValueError);
+    expect(() => renderMail(request('api_key_issued', { scopes: 'catalog:read' }), key, platform)).toThrow(/sealedValues\.apiKey/);
+  });
+
+  it('when a secret was sealed under another key, then rendering fails without the secret in the message', () => {
+    const other = request('webhook_secret_rotated', {}, { webhookSecret });
+    const error = (() => {
+      try {
+        renderMail(other, parseDataKey(generateDataKey()), platform);
+      } catch (caught) {
+        return caught as Error;
+      }
+    })();
+    expect(error).toBeInstanceOf(Error);
+    expect(error).not.toBeInstanceOf(MissingTemplateValueError);
+    expect(error?.message).not.toContain(webhookSecret);
+  });
+});
