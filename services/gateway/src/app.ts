@@ -11,6 +11,7 @@ import { CredentialCache } from './auth/credentialCache.js';
 import { PortalTokens } from './auth/portalAuth.js';
 import { RateLimit } from './auth/rateLimits.js';
 import type { Config } from './config.js';
+import { adminComponents, publicComponents } from './http/components.js';
 import { createApp } from './http/createApp.js';
 import { adminAuditRoute } from './routes/admin/audit.js';
 import { adminKeyRoutes } from './routes/admin/keys.js';
@@ -86,6 +87,7 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
   const publicApp = await createApp({
     ...common,
     name: 'public',
+    components: publicComponents,
     title: 'Partner API',
     description: 'Wholesale eSIM plans, prepaid orders and wallet for approved partners. Errors are RFC 9457 problem+json; money is integer minor units.',
     securitySchemes: {
@@ -107,6 +109,7 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
   const adminApp = await createApp({
     ...common,
     name: 'admin',
+    components: adminComponents,
     title: 'Admin API',
     description: 'Operator API: partner review, keys, plans and the audit log. Every mutating call is audited with the optional X-Operator header.',
     securitySchemes: { adminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' } },

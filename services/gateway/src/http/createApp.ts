@@ -1,7 +1,8 @@
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { createJsonSchemaTransform, createJsonSchemaTransformObject, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
 import { AppError } from '@esim/errors';
 import { newId } from '@esim/ids';
 import { runReadiness, type ReadinessCheck } from '@esim/runtime';
@@ -23,6 +24,8 @@ export interface ListenerOptions {
   readiness: ReadinessCheck[];
   isShuttingDown: () => boolean;
   securitySchemes: Record<string, unknown>;
+  /** Named components of this listener's OpenAPI document. */
+  components: z.core.$ZodRegistry<{ id: string }>;
 }
 
 /**
@@ -79,8 +82,8 @@ export async function createApp(options: ListenerOptions): Promise<FastifyInstan
       info: { title: options.title, description: options.description, version: '1.0.0' },
       components: { securitySchemes: options.securitySchemes as never },
     },
-    transform: jsonSchemaTransform,
-    transformObject: jsonSchemaTransformObject,
+    transform: createJsonSchemaTransform({ schemaRegistry: options.components }),
+    transformObject: createJsonSchemaTransformObject({ schemaRegistry: options.components }),
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
 

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { errorCodes } from '@esim/errors';
+import { component } from './components.js';
 
 /** RFC 9457 problem details, as every error on every listener is answered. */
-export const problemSchema = z
+export const problemSchema = component(z
   .object({
     type: z.string().describe('URI reference naming the problem; docs/errors.md explains each'),
     title: z.string(),
@@ -12,7 +13,7 @@ export const problemSchema = z
     requestId: z.string(),
     errors: z.array(z.object({ path: z.string(), message: z.string() })).optional().describe('Every failing field, on validation errors'),
   })
-  .meta({ id: 'Problem' });
+  , 'Problem', 'both');
 
 /** Documents the problem answers a route can give, for the OpenAPI document. */
 export function problems<const S extends readonly number[]>(...statuses: S): Record<S[number], typeof problemSchema> {

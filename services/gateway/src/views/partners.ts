@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import type { partnersV1 } from '@esim/proto';
+import { component } from '../http/components.js';
 
 /** The partner as every API shows it (§4). Fastify serializes through this schema, so nothing else can leak. */
-export const partnerView = z
+export const partnerView = component(z
   .object({
     id: z.string(),
     name: z.string(),
@@ -13,10 +14,10 @@ export const partnerView = z
     webhookUrl: z.string().nullable(),
     createdAt: z.string(),
   })
-  .meta({ id: 'Partner' });
+  , 'Partner', 'both');
 
 /** Key metadata; the key itself exists only in the e-mail that delivered it. */
-export const apiKeyView = z
+export const apiKeyView = component(z
   .object({
     id: z.string(),
     prefix: z.string(),
@@ -25,13 +26,13 @@ export const apiKeyView = z
     lastUsedAt: z.string().nullable(),
     revokedAt: z.string().nullable(),
   })
-  .meta({ id: 'ApiKey' });
+  , 'ApiKey', 'both');
 
-export const partnerWithKeysView = partnerView.extend({ apiKeys: z.array(apiKeyView) }).meta({ id: 'PartnerWithKeys' });
+export const partnerWithKeysView = component(partnerView.extend({ apiKeys: z.array(apiKeyView) }), 'PartnerWithKeys', 'public');
 
-export const adminPartnerView = partnerView
+export const adminPartnerView = component(partnerView
   .extend({ rejectionReason: z.string().nullable(), apiKeys: z.array(apiKeyView) })
-  .meta({ id: 'AdminPartner' });
+  , 'AdminPartner', 'admin');
 
 export type PartnerView = z.input<typeof partnerView>;
 

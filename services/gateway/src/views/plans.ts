@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import type { catalogV1 } from '@esim/proto';
+import { component } from '../http/components.js';
 
 /** §5 plan view: `wholesalePrice` is the only price; margins and suppliers have no field here to leak through. */
-export const planView = z
+export const planView = component(z
   .object({
     id: z.string(),
     name: z.string(),
@@ -13,9 +14,9 @@ export const planView = z
     wholesalePrice: z.number().int().describe('Your price in minor units (cents) of `currency`, for your tier'),
     currency: z.string(),
   })
-  .meta({ id: 'Plan' });
+  , 'Plan', 'public');
 
-export const adminPlanView = z
+export const adminPlanView = component(z
   .object({
     id: z.string(),
     name: z.string(),
@@ -32,7 +33,7 @@ export const adminPlanView = z
     createdAt: z.string(),
     updatedAt: z.string(),
   })
-  .meta({ id: 'AdminPlan' });
+  , 'AdminPlan', 'admin');
 
 export function toPlanView(plan: catalogV1.PartnerPlan): z.input<typeof planView> {
   return {

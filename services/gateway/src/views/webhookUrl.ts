@@ -16,20 +16,24 @@ function isPrivateAddress(host: string): boolean {
  * §9: a webhook URL must be https and public, unless insecure URLs are
  * allowed (development). Names that resolve to private addresses are caught
  * again at delivery time by the webhooks service; here we reject what the
- * URL itself gives away.
+ * URL itself gives away. One parse, one message: the first rule it breaks.
  */
 export function webhookUrlSchema(allowInsecure: boolean) {
   return z
     .string()
     .max(2048)
-    .refine((value) => URL.canParse(value), 'must be an absolute URL')
-    .refine((value) => {
-      const url = new URL(value);
-      return allowInsecure ? url.protocol === 'https:' || url.protocol === 'http:' : url.protocol === 'https:';
-    }, allowInsecure ? 'must be an http:// or https:// URL' : 'must be an https:// URL')
-    .refine((value) => allowInsecure || !isPrivateAddress(new URL(value).hostname), 'must point to a public address')
-    .refine((value) => {
-      const url = new URL(value);
-      return url.username === '' && url.password === '';
-    }, 'must not carry credentials');
+    .superRefine((value, ctx) => {
+      const problem = webhookUrlProblem(value, allowInsecure);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    });
+}
+
+function webhookUrlProblem(value: string, allowInsecure: boolean): string | undefined {
+  const url = URL.parse(value);
+  if (!url) return 'must be an absolute URL';
+  const schemes = allowInsecure ? ['https:', 'http:'] : ['https:'];
+  if (!schemes.includes(url.protocol)) return allowInsecure ? 'must be an http:// or https:// URL' : 'must be an https:// URL';
+  if (url.username !== '' || url.password !== '') return 'must not carry credentials';
+  if (!allowInsecure && isPrivateAddress(url.hostname)) return 'must point to a public address';
+  return undefined;
 }

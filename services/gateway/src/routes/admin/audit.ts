@@ -3,8 +3,9 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { pageOf, pageQuery, pagination, problems } from '../../http/schemas.js';
 import type { RouteDeps } from '../deps.js';
+import { component } from '../../http/components.js';
 
-const auditEntry = z
+const auditEntry = component(z
   .object({
     id: z.string(),
     action: z.string(),
@@ -14,7 +15,9 @@ const auditEntry = z
     details: z.record(z.string(), z.unknown()),
     createdAt: z.string(),
   })
-  .meta({ id: 'AuditEntry' });
+  , 'AuditEntry', 'admin');
+
+const auditPage = component(pageOf(auditEntry), 'AuditPage', 'admin');
 
 /** GET /audit: every operator action, newest first (§10). */
 export function adminAuditRoute(app: FastifyInstance, deps: RouteDeps): void {
@@ -25,7 +28,7 @@ export function adminAuditRoute(app: FastifyInstance, deps: RouteDeps): void {
         tags: ['Audit'],
         summary: 'The operator audit log',
         querystring: z.strictObject(pageQuery()),
-        response: { 200: pageOf(auditEntry).meta({ id: 'AuditPage' }), ...problems(400, 401) },
+        response: { 200: auditPage, ...problems(400, 401) },
       },
     },
     async (request) => {

@@ -36,7 +36,7 @@ export function adminKeyRoutes(app: FastifyInstance, deps: RouteDeps): void {
               .refine((list) => new Set(list).size === list.length, 'must not repeat a scope')
               .optional(),
           })
-          .optional(),
+          .nullish(),
         response: { 201: apiKeyView, ...problems(400, 401, 404, 409) },
       },
     },

@@ -6,10 +6,13 @@ import { pageOf, pageQuery, pagination, problems } from '../../http/schemas.js';
 import { adminPartnerView, partnerView, toApiKeyView, toPartnerView } from '../../views/partners.js';
 import { webhookUrlSchema } from '../../views/webhookUrl.js';
 import type { RouteDeps } from '../deps.js';
+import { component } from '../../http/components.js';
 
 const tier = z.enum(['standard', 'premium', 'enterprise']);
 const params = z.object({ id: z.string().min(1).max(100) });
 const tags = ['Partners'];
+
+const partnerPage = component(pageOf(partnerView), 'PartnerPage', 'admin');
 
 /** Applications and partner accounts: review, approval, suspension, tier (§10). */
 export function adminPartnerRoutes(app: FastifyInstance, deps: RouteDeps): void {
@@ -22,7 +25,7 @@ export function adminPartnerRoutes(app: FastifyInstance, deps: RouteDeps): void 
         tags,
         summary: 'List applications and partners, newest first',
         querystring: z.strictObject({ status: z.enum(['pending', 'approved', 'rejected', 'suspended']).optional(), ...pageQuery() }),
-        response: { 200: pageOf(partnerView).meta({ id: 'PartnerPage' }), ...problems(400, 401) },
+        response: { 200: partnerPage, ...problems(400, 401) },
       },
     },
     async (request) => {
@@ -49,7 +52,7 @@ export function adminPartnerRoutes(app: FastifyInstance, deps: RouteDeps): void 
         summary: 'Approve a pending application',
         description: 'Issues the first API key (all four scopes) and the webhook signing secret, and e-mails both to the partner. 409 INVALID_STATE unless pending.',
         params,
-        body: z.strictObject({ tier: tier.optional() }).optional(),
+        body: z.strictObject({ tier: tier.optional() }).nullish(),
         response: { 200: partnerView, ...problems(400, 401, 404, 409) },
       },
     },

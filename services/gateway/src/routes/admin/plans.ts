@@ -6,6 +6,7 @@ import { pageOf, pageQuery, pagination, problems } from '../../http/schemas.js';
 import { countryCode } from '../../views/country.js';
 import { adminPlanView, toAdminPlanView } from '../../views/plans.js';
 import type { RouteDeps } from '../deps.js';
+import { component } from '../../http/components.js';
 
 const tags = ['Plans'];
 const cents = z.number().int().positive().max(100_000_000);
@@ -43,6 +44,8 @@ function toPlanFields(input: PlanInput) {
   };
 }
 
+const adminPlanPage = component(pageOf(adminPlanView), 'AdminPlanPage', 'admin');
+
 /** Operator plan management (§5): list, create, read, update, deactivate (`active: false`). */
 export function adminPlanRoutes(app: FastifyInstance, deps: RouteDeps): void {
   const typed = app.withTypeProvider<ZodTypeProvider>();
@@ -54,7 +57,7 @@ export function adminPlanRoutes(app: FastifyInstance, deps: RouteDeps): void {
         tags,
         summary: 'List plans with every internal field',
         querystring: z.strictObject({ active: z.enum(['true', 'false']).optional(), country: countryCode.optional(), ...pageQuery() }),
-        response: { 200: pageOf(adminPlanView).meta({ id: 'AdminPlanPage' }), ...problems(400, 401) },
+        response: { 200: adminPlanPage, ...problems(400, 401) },
       },
     },
     async (request) => {

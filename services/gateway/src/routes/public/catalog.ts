@@ -6,6 +6,9 @@ import { pageOf, pageQuery, pagination, problems } from '../../http/schemas.js';
 import { countryCode } from '../../views/country.js';
 import { planView, toPlanView } from '../../views/plans.js';
 import type { RouteDeps } from '../deps.js';
+import { component } from '../../http/components.js';
+
+const planPage = component(pageOf(planView), 'PlanPage', 'public');
 
 /** GET /partner/catalog (catalog:read): active plans at the caller's tier price (§5). */
 export function catalogRoute(app: FastifyInstance, deps: RouteDeps): void {
@@ -18,7 +21,7 @@ export function catalogRoute(app: FastifyInstance, deps: RouteDeps): void {
         description: 'Active plans covering `country` (all when absent), local plans first, then by price. Regional plans appear under every country they cover.',
         security: [{ apiKey: [] }, { apiKeyHeader: [] }],
         querystring: z.strictObject({ country: countryCode.optional().describe('ISO 3166-1 alpha-2, case-insensitive'), ...pageQuery(50) }),
-        response: { 200: pageOf(planView).meta({ id: 'PlanPage' }), ...problems(400, 401, 403, 429, 503) },
+        response: { 200: planPage, ...problems(400, 401, 403, 429, 503) },
       },
       preHandler: deps.apiKey('catalog:read'),
     },

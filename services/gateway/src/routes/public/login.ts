@@ -6,6 +6,13 @@ import { tokenLifetimeSeconds } from '../../auth/portalAuth.js';
 import { problems } from '../../http/schemas.js';
 import { partnerView, toPartnerView } from '../../views/partners.js';
 import type { RouteDeps } from '../deps.js';
+import { component } from '../../http/components.js';
+
+const loginResponse = component(
+  z.object({ token: z.string(), tokenType: z.literal('Bearer'), expiresIn: z.number().int(), partner: partnerView }),
+  'LoginResponse',
+  'public',
+);
 
 /** POST /partner/login: portal login; pending and suspended partners may log in (§4). */
 export function loginRoute(app: FastifyInstance, deps: RouteDeps): void {
@@ -22,7 +29,7 @@ export function loginRoute(app: FastifyInstance, deps: RouteDeps): void {
         description: 'Returns a portal JWT valid for one hour. After 10 failed attempts for one e-mail within 15 minutes, further attempts answer 429.',
         body,
         response: {
-          200: z.object({ token: z.string(), tokenType: z.literal('Bearer'), expiresIn: z.number().int(), partner: partnerView }).meta({ id: 'LoginResponse' }),
+          200: loginResponse,
           ...problems(400, 401, 413, 415, 429),
         },
       },
