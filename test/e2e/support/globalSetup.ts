@@ -23,6 +23,8 @@ export interface PlatformInfo {
   namespace: string;
   databaseUrl: string;
   logDir: string;
+  /** The portal JWT key, so tests can mint expired tokens. */
+  jwtSecret: string;
 }
 
 declare module 'vitest' {
@@ -49,6 +51,7 @@ export default async function setup(project: TestProject) {
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
   const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
+  const jwtSecret = randomBytes(32).toString('base64');
   const logDir = join(repoRoot, 'var', 'e2e', namespace);
 
   const smtp = await startSmtpSink();
@@ -66,7 +69,7 @@ export default async function setup(project: TestProject) {
     PLATFORM_NAMESPACE: namespace,
     SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
     ADMIN_TOKEN: adminToken,
-    JWT_SECRET: randomBytes(32).toString('base64'),
+    JWT_SECRET: jwtSecret,
     DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     // A 10 s window makes "the 101st request is refused" independent of timing.
     RATE_LIMIT_PER_KEY: '100/10s',
@@ -129,6 +132,7 @@ export default async function setup(project: TestProject) {
     namespace,
     databaseUrl,
     logDir,
+    jwtSecret,
   });
 
   return async () => {

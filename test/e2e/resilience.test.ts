@@ -1,0 +1,121 @@
+// Protects what must hold across replicas, crashes and time: revocation reaches every gateway within 2 s, no e-mail is lost or doubled when the mailer dies, secrets never reach logs or storage, and one trace follows a request.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { admin, api, call, control, mailbox, onboardPartner, platform, registerPartner, until, waitForMail, withKey } from './support/client.js';
+
+describe('revocation', () => {
+  it('when a key is revoked, then every gateway replica refuses it within 2 seconds', async () => {
+    const replica = (await control<{ publicUrl: string }>('/replicas/gateway', 'POST')).body;
+    const partner = await onboardPartner();
+    const onReplica = () => call(replica.publicUrl, '/api/v1/partner/catalog?limit=1', withKey(partner.apiKey));
+    // Both replicas have the credential cached before the revocation.
+    expect((await api('/partner/catalog?limit=1', withKey(partner.apiKey))).status).toBe(200);
+    expect((await onReplica()).status).toBe(200);
+
+    const keyId = (await admin(`/partners/${partner.id}/keys`)).body.data[0].id;
+    const revokedAt = Date.now();
+    const revoked = await admin(`/partners/${partner.id}/keys/${keyId}/revoke`, { method: 'POST' });
+    expect(revoked.body.revokedAt).toEqual(expect.any(String));
+
+    const refusedBoth = await until(async () => {
+      const [main, other] = await Promise.all([api('/partner/catalog?limit=1', withKey(partner.apiKey)), onReplica()]);
+      return main.status === 401 && other.status === 401 ? [main, other] : undefined;
+    }, 'both replicas to refuse the revoked key', 2_000);
+    expect(Date.now() - revokedAt).toBeLessThan(2_000);
+    for (const answer of refusedBoth) expect(answer.body.code).toBe('INVALID_API_KEY');
+
+    const again = await admin(`/partners/${partner.id}/keys/${keyId}/revoke`, { method: 'POST' });
+    expect(again.status).toBe(200);
+    expect(again.body.revokedAt).toBe(revoked.body.revokedAt);
+  });
+});
+
+describe('mailer crash', () => {
+  it('when the mailer is killed and e-mails are requested while it is down, then each arrives exactly once after it restarts', async () => {
+    await control('/services/mailer/kill?signal=SIGKILL', 'POST');
+    let applications: Array<{ email: string }> = [];
+    try {
+      const registered = await Promise.all(Array.from({ length: 5 }, () => registerPartner()));
+      applications = registered.map((r) => r.application);
+      expect(registered.every((r) => r.answer.status === 201)).toBe(true);
+      await new Promise((r) => setTimeout(r, 500));
+      for (const { email } of applications) expect(await mailbox(email)).toHaveLength(0);
+    } finally {
+      await control('/services/mailer/start', 'POST');
+    }
+    for (const { email } of applications) await waitForMail(email, 'Your application was received');
+    // Redelivery after the restart must not send any of them twice.
+    await new Promise((r) => setTimeout(r, 1_500));
+    for (const { email } of applications) {
+      const mails = await mailbox(email);
+      expect(mails).toHaveLength(1);
+      expect(mails[0]!.messageId).toMatch(/^<evt_/);
+    }
+  });
+});
+
+describe('secrets', () => {
+  const db = new pg.Pool({ connectionString: platform.databaseUrl, max: 2 });
+  afterAll(() => db.end());
+
+  function allLogText(dir: string): string {
+    return readdirSync(dir)
+      .map((name) => join(dir, name))
+      .map((path) => (statSync(path).isDirectory() ? allLogText(path) : readFileSync(path, 'utf8')))
+      .join('\n');
+  }
+
+  it('when a partner is onboarded and uses its key, then no password, key, secret or token is in any log line or column', async () => {
+    const partner = await onboardPartner();
+    const login = await api('/partner/login', { body: { email: partner.email, password: partner.password } });
+    await api('/partner/catalog?limit=1', withKey(partner.apiKey));
+    await api('/partner/me', { headers: { authorization: `Bearer ${login.body.token}` } });
+    await api('/partner/login', { body: { email: partner.email, password: `${partner.password}-wrong` } });
+    await new Promise((r) => setTimeout(r, 500));
+
+    const secrets = [partner.password, partner.apiKey, partner.apiKey.split('_')[3]!, partner.webhookSecret, login.body.token as string];
+    const logs = allLogText(platform.logDir);
+    expect(logs.length).toBeGreaterThan(1000);
+    for (const secret of secrets) expect(logs).not.toContain(secret);
+
+    const tables = ['partners.partners', 'partners.api_keys', 'partners.outbox', 'partners.audit_log', 'mailer.sent_messages'];
+    for (const table of tables) {
+      const { rows } = await db.query(`SELECT * FROM ${table}`);
+      const dump = JSON.stringify(rows);
+      for (const secret of secrets) expect(dump).not.toContain(secret);
+    }
+    const { rows } = await db.query('SELECT password_hash, webhook_secret_sealed FROM partners.partners WHERE id = $1', [partner.id]);
+    expect(rows[0].password_hash).toMatch(/^scrypt\$/);
+    expect(rows[0].webhook_secret_sealed).toMatch(/^v1\./);
+  });
+});
+
+describe('tracing', () => {
+  it('when a partner sends a traceparent, then the gateway, the partners service and the mailer all record spans in that trace', async () => {
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const { application } = await (async () => {
+      const { freshSourceAddress, uniqueEmail } = await import('./support/client.js');
+      const app = { name: 'Traced', email: uniqueEmail('traced'), company: 'Trace Co', password: 'a-long-portal-password' };
+      const answer = await api('/partner/register', {
+        body: app,
+        localAddress: freshSourceAddress(),
+        headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
+      });
+      expect(answer.status).toBe(201);
+      return { application: app };
+    })();
+    await waitForMail(application.email, 'Your application was received');
+    const services = await until(
+      async () => {
+        const spans = (await control<Array<{ service: string; traceId: string }>>('/spans')).body.filter((s) => s.traceId === traceId);
+        const names = new Set(spans.map((s) => s.service));
+        return ['gateway', 'partners', 'mailer'].every((n) => names.has(n)) ? names : undefined;
+      },
+      'spans of gateway, partners and mailer in the caller’s trace',
+      10_000,
+    );
+    expect([...services]).toEqual(expect.arrayContaining(['gateway', 'partners', 'mailer']));
+  });
+});
