@@ -41,20 +41,20 @@ export async function preflight(env: { DATABASE_URL: string; REDIS_URL: string; 
   await ensureDatabase(env.DATABASE_URL).catch((error: Error) =>
     problems.push(
       `Postgres is unreachable at ${new URL(env.DATABASE_URL).host} (DATABASE_URL): ${error.message}\n` +
-        '  Start it: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start   (or: docker compose up -d postgres)',
+        '  Start it: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start',
     ),
   );
   await redisPing(env.REDIS_URL).catch((error: Error) =>
     problems.push(
       `Redis is unreachable at ${new URL(env.REDIS_URL).host} (REDIS_URL): ${error.message}\n` +
-        '  Start it: redis-server --daemonize yes --port 6379   (or: docker compose up -d redis)',
+        '  Start it: redis-server --daemonize yes --port 6379',
     ),
   );
   await natsWithJetStream(env.NATS_URL).catch((error: Error) =>
     problems.push(
       error instanceof Unreachable
         ? error.message
-        : `NATS is unreachable at ${env.NATS_URL} (NATS_URL): ${error.message}\n  Start it: nats-server -js -sd /var/lib/nats-server   (or: docker compose up -d nats)`,
+        : `NATS is unreachable at ${env.NATS_URL} (NATS_URL): ${error.message}\n  Start it: nats-server -js -sd /var/lib/nats-server`,
     ),
   );
   if (problems.length > 0) throw new Error(`The platform cannot start:\n\n${problems.join('\n\n')}`);

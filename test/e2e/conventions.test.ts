@@ -57,7 +57,7 @@ describe('request ids', () => {
   });
 
   it('when it sends none or an unsafe one, then one is generated', async () => {
-    for (const headers of [{}, { 'x-request-id': 'has spaces and <script>' }]) {
+    for (const headers of [{}, { 'x-request-id': 'has spaces and <script>' }] as Array<Record<string, string>>) {
       const answer = await call(platform.publicUrl, '/healthz', { headers });
       expect(answer.headers['x-request-id']).toMatch(/^req_[0-9a-z]{26}$/);
     }

@@ -34,7 +34,7 @@ const fieldErrorsKey = 'x-field-errors-bin';
 /** Server side: a thrown value becomes a status; anything but an AppError hides its message. */
 export function toStatus(error: unknown): Partial<StatusObject> {
   const metadata = new Metadata();
-  if (!(error instanceof AppError)) {
+  if (!(error instanceof AppError) || error.code === 'INTERNAL') {
     metadata.set(codeKey, 'INTERNAL');
     return { code: status.INTERNAL, details: 'internal error', metadata };
   }

@@ -7,6 +7,7 @@ import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { NodeSDK } from '@opentelemetry/sdk-node';
+import { NoopSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { telemetryConfig } from './config.js';
@@ -30,9 +31,10 @@ export function startTelemetry(): void {
   const sdk = new NodeSDK({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: telemetryConfig.serviceName }),
     metricReaders: [prometheus],
-    // An empty list still installs a tracer provider; NodeSDK's OTLP exporter
-    // (chosen from the OTEL_* variables) is used only when an endpoint is set.
-    ...(telemetryConfig.otlpEndpoint ? {} : { spanProcessors: [] }),
+    // Without an endpoint a no-op processor still installs a tracer provider, so
+    // spans (and the trace ids in logs) exist; with one, NodeSDK builds the
+    // OTLP exporter from the standard OTEL_* variables.
+    ...(telemetryConfig.otlpEndpoint ? {} : { spanProcessors: [new NoopSpanProcessor()] }),
     instrumentations: [
       new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => probePaths.test(req.url ?? '') }),
       new FastifyOtelInstrumentation({ registerOnInitialization: true }),

@@ -119,7 +119,7 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
       admin.addHook('onRoute', (route) => {
         route.schema = { ...route.schema, security: [{ adminToken: [] }] };
       });
-      admin.addHook('preHandler', requireAdminToken(config.ADMIN_TOKEN));
+      admin.addHook('onRequest', requireAdminToken(config.ADMIN_TOKEN));
       adminPartnerRoutes(admin, deps);
       adminKeyRoutes(admin, deps);
       adminAuditRoute(admin, deps);

@@ -42,7 +42,7 @@ export async function startPartners(config: Config, logger: Logger): Promise<Run
     ns,
     logger,
     spec: { durable: 'partners_audit', type: 'audit.recorded', ackWaitMs: 30_000, maxDeliver: 20, retryDelayMs: (n) => Math.min(1_000 * 2 ** n, 60_000) },
-    handle: exactlyOnce(pool, schema, 'partners_audit', (event, db) => recordAuditEntry(db, event.id, event.data)),
+    handle: exactlyOnce(pool, schema, 'partners_audit', (event, db) => recordAuditEntry(db, event.id.replace(/^evt_/, 'aud_'), event.data)),
   });
   const health = await startHealthServer({
     port: config.HEALTH_PORT,

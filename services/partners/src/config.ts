@@ -12,7 +12,12 @@ const schema = z.object({
   HEALTH_PORT: commonEnv.port(9091),
   DATA_ENCRYPTION_KEY: z.base64().refine((value) => Buffer.from(value, 'base64').length === 32, 'must be base64 of 32 bytes'),
   /** scrypt cost; tests lower it to keep the suite fast, production keeps the default. */
-  PASSWORD_HASH_COST: z.coerce.number().int().min(1024).default(32768),
+  PASSWORD_HASH_COST: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .refine((n) => (n & (n - 1)) === 0, 'must be a power of two (scrypt N)')
+    .default(32768),
 });
 
 export type Config = z.output<typeof schema>;

@@ -53,7 +53,7 @@ export interface ApiKeyAuthDeps {
 }
 
 /**
- * The preHandler of every API-key route: authenticates the key, counts the
+ * The onRequest hook of every API-key route (before the body is parsed or validated): authenticates the key, counts the
  * request against the key's rate limit, rejects inactive partners and checks
  * the route's scope, in that order, each failure with its §3 code.
  */

@@ -26,6 +26,11 @@ if redis.call('EXISTS', KEYS[2]) == 0 then
 end
 return 1`;
 
+/** Redis being down is an outage the client may retry (503), not a bug. */
+export function redisUnavailable(cause: unknown): never {
+  throw new AppError('UNAVAILABLE', 'A dependency is unavailable; retry shortly.', { cause });
+}
+
 /**
  * API key credentials cached in Redis, shared by every gateway replica. The
  * partners service announces changes (revocation, suspension, tier) with a
@@ -49,7 +54,7 @@ export class CredentialCache {
 
   /** The credential for a key prefix, or null when no key has it. */
   async get(prefix: string): Promise<Credential | null> {
-    const cached = await this.redis.get(this.key(prefix));
+    const cached = await this.redis.get(this.key(prefix)).catch(redisUnavailable);
     if (cached) return cached === 'unknown' ? null : (JSON.parse(cached) as Credential);
     let credential: Credential | null;
     try {
@@ -67,14 +72,16 @@ export class CredentialCache {
       if (!(error instanceof AppError) || error.code !== 'NOT_FOUND') throw error;
       credential = null;
     }
-    await this.redis.eval(
+    await this.redis
+      .eval(
       fillScript,
       2,
       this.key(prefix),
       this.fence(prefix),
       credential ? JSON.stringify(credential) : 'unknown',
-      credential ? ttlSeconds : unknownTtlSeconds,
-    );
+        credential ? ttlSeconds : unknownTtlSeconds,
+      )
+      .catch(redisUnavailable);
     return credential;
   }
 

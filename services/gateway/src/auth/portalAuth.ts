@@ -33,7 +33,7 @@ export class PortalTokens {
       .sign(this.key);
   }
 
-  /** The preHandler of portal routes (`/partner/me*`). */
+  /** The onRequest hook of portal routes (`/partner/me*`). */
   require() {
     return async (request: FastifyRequest): Promise<void> => {
       const authorization = request.headers.authorization;

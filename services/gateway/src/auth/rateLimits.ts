@@ -2,6 +2,7 @@ import type { FastifyReply } from 'fastify';
 import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { AppError } from '@esim/errors';
+import { redisUnavailable } from './credentialCache.js';
 
 export interface Window {
   points: number;
@@ -31,7 +32,7 @@ export class RateLimit {
       const result = await this.limiter.consume(key);
       if (reply) this.setHeaders(reply, result);
     } catch (error) {
-      if (!(error instanceof RateLimiterRes)) throw new AppError('UNAVAILABLE', 'Rate limiting is unavailable; retry shortly.', { cause: error });
+      if (!(error instanceof RateLimiterRes)) redisUnavailable(error);
       if (reply) this.setHeaders(reply, error);
       reply?.header('retry-after', String(Math.max(1, Math.ceil(error.msBeforeNext / 1000))));
       throw new AppError('RATE_LIMITED', `Rate limit of ${this.window.points} requests exceeded; retry after the reset.`);
@@ -40,14 +41,14 @@ export class RateLimit {
 
   /** True when the key has used up its window (checked before counting, e.g. failed logins). */
   async exhausted(key: string, reply: FastifyReply): Promise<boolean> {
-    const result = await this.limiter.get(key);
+    const result = await this.limiter.get(key).catch(redisUnavailable);
     if (!result || result.consumedPoints < this.window.points) return false;
     reply.header('retry-after', String(Math.max(1, Math.ceil(result.msBeforeNext / 1000))));
     return true;
   }
 
   async penalize(key: string): Promise<void> {
-    await this.limiter.penalty(key, 1);
+    await this.limiter.penalty(key, 1).catch(redisUnavailable);
   }
 
   private setHeaders(reply: FastifyReply, result: RateLimiterRes): void {

@@ -43,7 +43,7 @@ export async function createApp(options: ListenerOptions): Promise<FastifyInstan
       return typeof given === 'string' && saneRequestId.test(given) ? given : newId('req');
     },
     // We log one line per request ourselves (onResponse), with the route and status.
-    logController: new LogController({ disableRequestLogging: true }),
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
     routerOptions: { ignoreTrailingSlash: true },
   });
   app.setValidatorCompiler(validatorCompiler);

@@ -2,6 +2,8 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { AppError, errorCatalog, problemType, type FieldError } from '@esim/errors';
 
+const internalDetail = 'Something went wrong on our side; it has been logged.';
+
 /**
  * The one place an error becomes an HTTP answer: an RFC 9457 problem with the
  * contract's code. Framework errors (bad JSON, body too large, wrong media
@@ -23,7 +25,7 @@ export function toAppError(error: unknown): AppError {
       return new AppError('MALFORMED_JSON', 'The request body is not valid JSON.');
   }
   if (error instanceof SyntaxError && fastifyError.statusCode === 400) return new AppError('MALFORMED_JSON', 'The request body is not valid JSON.');
-  return new AppError('INTERNAL', 'Something went wrong on our side; it has been logged.', { cause: error });
+  return new AppError('INTERNAL', internalDetail, { cause: error });
 }
 
 function validationFailure(error: FastifyError): AppError {
@@ -58,7 +60,8 @@ export function problemOf(error: AppError, requestId: string): Problem {
     title,
     status,
     code: error.code,
-    detail: error.message,
+    // A bug's message may name internals (SQL, file paths, other services): never shown.
+    detail: error.code === 'INTERNAL' ? internalDetail : error.message,
     requestId,
     ...(error.errors ? { errors: error.errors } : {}),
   };

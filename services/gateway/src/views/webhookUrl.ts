@@ -8,7 +8,7 @@ function isPrivateAddress(host: string): boolean {
     const [a = 0, b = 0] = bare.split('.').map(Number);
     return a === 10 || a === 127 || a === 0 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127);
   }
-  if (isIP(bare) === 6) return bare === '::1' || bare === '::' || /^f[cd]/i.test(bare) || /^fe80/i.test(bare) || bare.startsWith('::ffff:');
+  if (isIP(bare) === 6) return bare === '::1' || bare === '::' || /^f[cd]/i.test(bare) || /^fe[89ab]/i.test(bare) || bare.startsWith('::ffff:');
   return false;
 }
 

@@ -7,7 +7,7 @@ import { apiKeyView, toApiKeyView } from '../../views/partners.js';
 import type { RouteDeps } from '../deps.js';
 
 const scopes = ['catalog:read', 'orders:write', 'orders:read', 'wallet:read'] as const;
-const params = z.object({ id: z.string().min(1).max(100) });
+const params = z.object({ id: z.string().min(1) });
 const tags = ['Keys and secrets'];
 
 /** API keys and the webhook signing secret of a partner (§4, §10). */
@@ -57,7 +57,7 @@ export function adminKeyRoutes(app: FastifyInstance, deps: RouteDeps): void {
         tags,
         summary: 'Revoke a key',
         description: 'Effective on every gateway replica within 2 seconds. Revoking a revoked key answers it unchanged.',
-        params: params.extend({ keyId: z.string().min(1).max(100) }),
+        params: params.extend({ keyId: z.string().min(1) }),
         response: { 200: apiKeyView, ...problems(401, 404) },
       },
     },

@@ -9,7 +9,7 @@ import type { RouteDeps } from '../deps.js';
 import { component } from '../../http/components.js';
 
 const tier = z.enum(['standard', 'premium', 'enterprise']);
-const params = z.object({ id: z.string().min(1).max(100) });
+const params = z.object({ id: z.string().min(1) });
 const tags = ['Partners'];
 
 const partnerPage = component(pageOf(partnerView), 'PartnerPage', 'admin');

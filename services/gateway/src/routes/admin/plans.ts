@@ -14,7 +14,7 @@ const planFields = {
   name: z.string().trim().min(1).max(200),
   countries: z.array(countryCode).min(1, 'must list at least one country').max(250),
   region: z.string().trim().min(1).max(100).nullable(),
-  dataMb: z.number().int().positive().max(10_000_000),
+  dataMb: z.number().int().positive().max(10_485_760),
   validityDays: z.number().int().positive().max(3650),
   floorPrice: cents,
   retailPrice: cents,
@@ -22,7 +22,7 @@ const planFields = {
   supplierCost: cents,
   active: z.boolean(),
 };
-const params = z.object({ id: z.string().min(1).max(100) });
+const params = z.object({ id: z.string().min(1) });
 
 type PlanInput = Partial<{ [K in keyof typeof planFields]: z.output<(typeof planFields)[K]> }>;
 

@@ -23,7 +23,7 @@ export function catalogRoute(app: FastifyInstance, deps: RouteDeps): void {
         querystring: z.strictObject({ country: countryCode.optional().describe('ISO 3166-1 alpha-2, case-insensitive'), ...pageQuery(50) }),
         response: { 200: planPage, ...problems(400, 401, 403, 429, 503) },
       },
-      preHandler: deps.apiKey('catalog:read'),
+      onRequest: deps.apiKey('catalog:read'),
     },
     async (request) => {
       const { country, page, limit } = request.query;

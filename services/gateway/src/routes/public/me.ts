@@ -23,7 +23,7 @@ export function meRoutes(app: FastifyInstance, deps: RouteDeps): void {
         security: portalSecurity,
         response: { 200: partnerWithKeysView, ...problems(401, 404) },
       },
-      preHandler: requirePortal,
+      onRequest: requirePortal,
     },
     async (request) => {
       const detail = await deps.partners.getPartner({ id: portalPartnerOf(request) });
@@ -41,7 +41,7 @@ export function meRoutes(app: FastifyInstance, deps: RouteDeps): void {
         body: z.strictObject({ webhookUrl: webhookUrlSchema(deps.config.WEBHOOK_ALLOW_INSECURE_URLS).nullable() }),
         response: { 200: partnerView, ...problems(400, 401, 404, 413, 415) },
       },
-      preHandler: requirePortal,
+      onRequest: requirePortal,
     },
     async (request) => {
       const { webhookUrl } = request.body;
