@@ -118,6 +118,7 @@ describe('creating a plan', () => {
   const invalid: Array<[string, Record<string, unknown>, string | RegExp]> = [
     ['an unknown country XX', { countries: ['XX'] }, /^countries/],
     ['a three-letter country', { countries: ['FRA'] }, /^countries/],
+    ['Kosovo, which ISO has not assigned', { countries: ['XK'] }, /^countries/],
     ['no country at all', { countries: [] }, 'countries'],
     ['a country listed twice', { countries: ['FR', 'fr'] }, /^countries/],
     ['a negative floor price', { floorPrice: -1 }, 'floorPrice'],
@@ -172,6 +173,12 @@ describe('updating a plan', () => {
     const listed = await api('/partner/catalog?country=DE&limit=100', withKey(partner.apiKey));
     // Premium: (2005 × 110 + 50) div 100 = 2206 (2205.5 rounded half-up).
     expect(listed.body.data.find((p: { id: string }) => p.id === made.body.id)?.wholesalePrice).toBe(2206);
+
+    const entry = await until(async () => {
+      const log = await admin('/audit?limit=100');
+      return (log.body.data as Array<{ action: string; target: string }>).find((e) => e.action === 'plan.updated' && e.target === made.body.id);
+    }, 'the plan.updated audit entry');
+    expect(entry).toMatchObject({ details: { floorPrice: 2005, name: 'E2E Germany renamed' } });
   });
 
   it('when the countries are patched in lower case and the region cleared, then they are stored upper-case and the plan is local', async () => {
@@ -245,6 +252,15 @@ describe('the admin list', () => {
       expectValidationError(await admin(`/plans?${field}=${value}`), field);
     });
   }
+
+  it('when the page is past the end, however far, then 200 with empty data and the true pagination', async () => {
+    const { total } = (await admin('/plans?limit=100')).body.pagination;
+    for (const page of [Math.ceil(total / 100) + 1, 5_000_000]) {
+      const answer = await admin(`/plans?limit=100&page=${page}`);
+      expect(answer.status, answer.text).toBe(200);
+      expect(answer.body).toEqual({ data: [], pagination: { page, limit: 100, total, totalPages: Math.ceil(total / 100) } });
+    }
+  });
 
   it('when no limit is sent, then 20 plans come back newest first', async () => {
     const made = await create(planBody());

@@ -243,7 +243,7 @@ describe('country filter and order', () => {
     expect(answer.body).toEqual({ data: [], pagination: { page: 1, limit: 50, total: 0, totalPages: 0 } });
   });
 
-  for (const country of ['XX', 'UK', 'FRA', '1', 'F', 'f1']) {
+  for (const country of ['XX', 'UK', 'XK', 'FRA', '1', 'F', 'f1', '']) {
     it(`when the country is "${country}", then 400 VALIDATION_ERROR naming country`, async () => {
       const answer = await catalog(poolKey(), `?country=${encodeURIComponent(country)}`);
       expectProblem(answer, 400, 'VALIDATION_ERROR');
@@ -291,6 +291,12 @@ describe('paging', () => {
       expect(answer.status).toBe(200);
       expect(answer.body).toEqual({ data: [], pagination: { page, limit: 100, total, totalPages } });
     }
+    // A page far past the end is still a page past the end.
+    for (const page of [1_000_001, 999_999_999]) {
+      const far = await catalog(key, `?limit=100&page=${page}`);
+      expect(far.status, far.text).toBe(200);
+      expect(far.body).toEqual({ data: [], pagination: { page, limit: 100, total, totalPages } });
+    }
     const filtered = await catalog(key, '?country=FR&limit=10&page=50');
     expect(filtered.status).toBe(200);
     expect(filtered.body.data).toEqual([]);
@@ -317,6 +323,14 @@ describe('paging', () => {
       expect(answer.body.errors[0].path).toBe(field);
     });
   }
+
+  it('when a parameter is repeated, then 400 naming it', async () => {
+    for (const [query, field] of [['?country=FR&country=DE', 'country'], ['?limit=10&limit=20', 'limit'], ['?page=1&page=2', 'page']]) {
+      const answer = await catalog(poolKey(), query);
+      expectProblem(answer, 400, 'VALIDATION_ERROR');
+      expect(answer.body.errors[0].path).toBe(field);
+    }
+  });
 
   it('when an unknown query parameter is sent, then 400 naming it', async () => {
     const answer = await catalog(poolKey(), '?tier=enterprise');

@@ -4,7 +4,11 @@ import { isCountryCode } from './countries.js';
 /** Catalog lists default to 50 per page (contract §3); callers may ask for 1–100. */
 export const defaultLimit = 50;
 export const maxLimit = 100;
-const maxPage = 1_000_000;
+/**
+ * Any page the wire can carry (proto int32): a page past the end is an empty
+ * page (contract §3), however far past; (page - 1) × limit stays exact.
+ */
+const maxPage = 2_147_483_647;
 
 export interface Page {
   page: number;
