@@ -7,10 +7,10 @@ import {
   apiKeyPattern,
   freshSourceAddress,
   onboardPartner,
-  platform,
   portalToken,
   registerPartner,
   uniqueEmail,
+  until,
   waitForMail,
   webhookSecretPattern,
   withKey,
@@ -177,11 +177,21 @@ describe('operator review', () => {
     expect((await api('/partner/catalog', withKey(partner.apiKey))).status).toBe(200);
   });
 
-  it('when the operator changes the tier, then the partner view and the key see it', async () => {
+  it('when the operator changes the tier, then the partner view shows it and the key is priced at it within 2 seconds', async () => {
     const partner = await onboardPartner('standard');
-    await api('/partner/catalog', withKey(partner.apiKey));
+    const before = await api('/partner/catalog?limit=1', withKey(partner.apiKey));
+    const plan = before.body.data[0];
+    const floor = plan.wholesalePrice as number;
     const patched = await admin(`/partners/${partner.id}`, { method: 'PATCH', body: { tier: 'premium' } });
     expect(patched.body.tier).toBe('premium');
+    const premium = Math.floor((floor * 110 + 50) / 100);
+    expect(premium).not.toBe(floor);
+    // The gateway cached the standard-tier credential; the tier change must evict it.
+    const repriced = await until(async () => {
+      const answer = await api('/partner/catalog?limit=1', withKey(partner.apiKey));
+      return answer.body.data[0].wholesalePrice === premium ? answer : undefined;
+    }, 'the key to be priced at the premium tier', 2_000);
+    expect(repriced.body.data[0].id).toBe(plan.id);
   });
 
   it('when an unknown or malformed partner id is used, then 404 PARTNER_NOT_FOUND', async () => {
@@ -265,4 +275,3 @@ describe('audit log', () => {
   });
 });
 
-void platform;

@@ -56,14 +56,12 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
   const deps: RouteDeps = {
     config,
     logger,
-    redis,
     partners,
     catalog,
     tokens: new PortalTokens(config.JWT_SECRET, config.JWT_ISSUER),
     registerLimit: new RateLimit(redis, `${ns}:gateway:rl:register`, config.REGISTER_RATE_LIMIT),
     loginFailures: new RateLimit(redis, `${ns}:gateway:rl:login`, config.LOGIN_FAILURE_LIMIT),
     apiKey: (scope) => requireApiKey(apiKeyDeps, scope),
-    apiKeyDeps,
   };
 
   // Revocations, suspensions and tier changes evict cached credentials on every replica.

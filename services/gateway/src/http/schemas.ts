@@ -3,8 +3,8 @@ import { errorCodes } from '@esim/errors';
 import { component } from './components.js';
 
 /** RFC 9457 problem details, as every error on every listener is answered. */
-export const problemSchema = component(z
-  .object({
+export const problemSchema = component(
+  z.object({
     type: z.string().describe('URI reference naming the problem; docs/errors.md explains each'),
     title: z.string(),
     status: z.number().int(),
@@ -12,8 +12,10 @@ export const problemSchema = component(z
     detail: z.string(),
     requestId: z.string(),
     errors: z.array(z.object({ path: z.string(), message: z.string() })).optional().describe('Every failing field, on validation errors'),
-  })
-  , 'Problem', 'both');
+  }),
+  'Problem',
+  'both',
+);
 
 /** Documents the problem answers a route can give, for the OpenAPI document. */
 export function problems<const S extends readonly number[]>(...statuses: S): Record<S[number], typeof problemSchema> {

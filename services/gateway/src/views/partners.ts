@@ -3,8 +3,8 @@ import type { partnersV1 } from '@esim/proto';
 import { component } from '../http/components.js';
 
 /** The partner as every API shows it (§4). Fastify serializes through this schema, so nothing else can leak. */
-export const partnerView = component(z
-  .object({
+export const partnerView = component(
+  z.object({
     id: z.string(),
     name: z.string(),
     email: z.string(),
@@ -13,26 +13,32 @@ export const partnerView = component(z
     tier: z.enum(['standard', 'premium', 'enterprise']),
     webhookUrl: z.string().nullable(),
     createdAt: z.string(),
-  })
-  , 'Partner', 'both');
+  }),
+  'Partner',
+  'both',
+);
 
 /** Key metadata; the key itself exists only in the e-mail that delivered it. */
-export const apiKeyView = component(z
-  .object({
+export const apiKeyView = component(
+  z.object({
     id: z.string(),
     prefix: z.string(),
     scopes: z.array(z.string()),
     createdAt: z.string(),
     lastUsedAt: z.string().nullable(),
     revokedAt: z.string().nullable(),
-  })
-  , 'ApiKey', 'both');
+  }),
+  'ApiKey',
+  'both',
+);
 
 export const partnerWithKeysView = component(partnerView.extend({ apiKeys: z.array(apiKeyView) }), 'PartnerWithKeys', 'public');
 
-export const adminPartnerView = component(partnerView
-  .extend({ rejectionReason: z.string().nullable(), apiKeys: z.array(apiKeyView) })
-  , 'AdminPartner', 'admin');
+export const adminPartnerView = component(
+  partnerView.extend({ rejectionReason: z.string().nullable(), apiKeys: z.array(apiKeyView) }),
+  'AdminPartner',
+  'admin',
+);
 
 export type PartnerView = z.input<typeof partnerView>;
 

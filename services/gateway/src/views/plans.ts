@@ -2,28 +2,28 @@ import { z } from 'zod';
 import type { catalogV1 } from '@esim/proto';
 import { component } from '../http/components.js';
 
+/** What a plan is, shown to partners and operators alike. */
+const planBase = z.object({
+  id: z.string(),
+  name: z.string(),
+  countries: z.array(z.string()),
+  region: z.string().nullable(),
+  dataMb: z.number().int(),
+  validityDays: z.number().int(),
+});
+
 /** §5 plan view: `wholesalePrice` is the only price; margins and suppliers have no field here to leak through. */
-export const planView = component(z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    countries: z.array(z.string()),
-    region: z.string().nullable(),
-    dataMb: z.number().int(),
-    validityDays: z.number().int(),
+export const planView = component(
+  planBase.extend({
     wholesalePrice: z.number().int().describe('Your price in minor units (cents) of `currency`, for your tier'),
     currency: z.string(),
-  })
-  , 'Plan', 'public');
+  }),
+  'Plan',
+  'public',
+);
 
-export const adminPlanView = component(z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    countries: z.array(z.string()),
-    region: z.string().nullable(),
-    dataMb: z.number().int(),
-    validityDays: z.number().int(),
+export const adminPlanView = component(
+  planBase.extend({
     floorPrice: z.number().int(),
     retailPrice: z.number().int(),
     supplierSku: z.string(),
@@ -32,10 +32,12 @@ export const adminPlanView = component(z
     currency: z.string(),
     createdAt: z.string(),
     updatedAt: z.string(),
-  })
-  , 'AdminPlan', 'admin');
+  }),
+  'AdminPlan',
+  'admin',
+);
 
-export function toPlanView(plan: catalogV1.PartnerPlan): z.input<typeof planView> {
+function basePlan(plan: catalogV1.PartnerPlan | catalogV1.AdminPlan): z.input<typeof planBase> {
   return {
     id: plan.id,
     name: plan.name,
@@ -43,19 +45,16 @@ export function toPlanView(plan: catalogV1.PartnerPlan): z.input<typeof planView
     region: plan.region ?? null,
     dataMb: plan.dataMb,
     validityDays: plan.validityDays,
-    wholesalePrice: Number(plan.wholesalePrice),
-    currency: plan.currency,
   };
+}
+
+export function toPlanView(plan: catalogV1.PartnerPlan): z.input<typeof planView> {
+  return { ...basePlan(plan), wholesalePrice: Number(plan.wholesalePrice), currency: plan.currency };
 }
 
 export function toAdminPlanView(plan: catalogV1.AdminPlan): z.input<typeof adminPlanView> {
   return {
-    id: plan.id,
-    name: plan.name,
-    countries: plan.countries,
-    region: plan.region ?? null,
-    dataMb: plan.dataMb,
-    validityDays: plan.validityDays,
+    ...basePlan(plan),
     floorPrice: Number(plan.floorPrice),
     retailPrice: Number(plan.retailPrice),
     supplierSku: plan.supplierSku,

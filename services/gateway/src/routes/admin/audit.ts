@@ -5,8 +5,8 @@ import { pageOf, pageQuery, pagination, problems } from '../../http/schemas.js';
 import type { RouteDeps } from '../deps.js';
 import { component } from '../../http/components.js';
 
-const auditEntry = component(z
-  .object({
+const auditEntry = component(
+  z.object({
     id: z.string(),
     action: z.string(),
     target: z.string(),
@@ -14,8 +14,10 @@ const auditEntry = component(z
     requestId: z.string(),
     details: z.record(z.string(), z.unknown()),
     createdAt: z.string(),
-  })
-  , 'AuditEntry', 'admin');
+  }),
+  'AuditEntry',
+  'admin',
+);
 
 const auditPage = component(pageOf(auditEntry), 'AuditPage', 'admin');
 
