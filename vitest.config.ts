@@ -9,6 +9,8 @@ export default defineConfig({
           include: ['packages/*/test/**/*.test.ts', 'services/*/test/**/*.test.ts', 'test/*.test.ts'],
           testTimeout: 30_000,
           hookTimeout: 60_000,
+          // A forgotten `.only` would silently skip the rest of the suite: fail instead, locally as in CI.
+          allowOnly: false,
         },
       },
       {
@@ -21,6 +23,7 @@ export default defineConfig({
           // One platform serves every file; files run one after another so
           // rate limits and process kills in one file cannot disturb another.
           fileParallelism: false,
+          allowOnly: false,
         },
       },
     ],

@@ -6,10 +6,18 @@ declare module 'autocannon' {
     /** Seconds. */
     duration?: number;
     headers?: Record<string, string>;
+    method?: string;
+    body?: string;
+    /** Replaces `[<id>]` in the body with a fresh id per request. */
+    idReplacement?: boolean;
     /** Seconds of load before the measured run; its figures are discarded. */
     warmup?: { connections?: number; duration?: number };
     /** Seconds before a request counts as a timeout. */
     timeout?: number;
+    /** Requests per second across all connections (a steady rate instead of as fast as possible). */
+    overallRate?: number;
+    /** Requests each connection sends in turn (paths relative to `url`'s origin). */
+    requests?: Array<{ method?: string; path?: string; body?: string; headers?: Record<string, string> }>;
   }
 
   /** Figures per second (requests, throughput) or milliseconds (latency). */
@@ -34,12 +42,16 @@ declare module 'autocannon' {
     timeouts: number;
     non2xx: number;
     '2xx': number;
+    /** Answers by status code. */
+    statusCodeStats?: Record<string, { count: number }>;
     duration: number;
   }
 
   /** The running load: a promise of the result that can also be stopped early. */
   export interface Instance extends Promise<Result> {
     stop(): void;
+    /** Every answer: status code, bytes and its latency in milliseconds. */
+    on(event: 'response', listener: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void): this;
   }
 
   export default function autocannon(options: Options): Instance;

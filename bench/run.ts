@@ -1,8 +1,55 @@
-/** `npm run bench`: every benchmark of the project, one after another. Never part of `npm test`. */
-import { catalogBenchmark } from './catalog.js';
+/**
+ * `npm run bench`: every benchmark of the project, one after another. Never part of `npm test`.
+ *
+ *   npm run bench                         catalog (hot path), orders, startup
+ *   npm run bench -- --only catalog       some of them (comma-separated: catalog, orders, startup)
+ *   npm run bench -- --settings production,noExporter   tracing settings of the catalog benchmark
+ *   npm run bench -- --duration 5         measured seconds per target (catalog)
+ *   npm run bench -- --sources            services from sources (tsx) instead of compiled dist/
+ *   npm run bench -- --node-options="--max-semi-space-size=1"   NODE_OPTIONS for every service (catalog), to try a setting
+ *   npm run bench -- --host-heap          services with V8's heap for this host instead of production's (bench/startup.ts productionHeapFlags)
+ *   npm run bench -- --no-report          print only; docs/benchmarks.md is left alone
+ *   npm run bench -- --soak 10m           the soak alone (bench/soak.ts), e.g. 1m to try it
+ */
+import { parseArgs } from 'node:util';
+import { catalogBenchmark, type SettingName } from './catalog.js';
+import { ordersBenchmark } from './orders.js';
+import { soakBenchmark } from './soak.js';
+import { productionHeapFlags, startupBenchmark } from './startup.js';
+
+const { values } = parseArgs({
+  options: {
+    only: { type: 'string' },
+    settings: { type: 'string' },
+    duration: { type: 'string' },
+    sources: { type: 'boolean', default: false },
+    'node-options': { type: 'string' },
+    'host-heap': { type: 'boolean', default: false },
+    'no-report': { type: 'boolean', default: false },
+    soak: { type: 'string' },
+  },
+});
+
+const list = (value: string | undefined) => value?.split(',').map((s) => s.trim()).filter(Boolean);
+const only = new Set(list(values.only) ?? ['catalog', 'orders', 'startup']);
+const report = !values['no-report'];
 
 try {
-  await catalogBenchmark();
+  if (values.soak !== undefined) {
+    await soakBenchmark({ duration: values.soak, report });
+  } else {
+    if (only.has('catalog')) {
+      await catalogBenchmark({
+        ...(values.settings ? { settings: list(values.settings) as SettingName[] } : {}),
+        ...(values.duration ? { duration: Number(values.duration) } : {}),
+        mode: values.sources ? 'sources' : 'compiled',
+        serviceEnv: { NODE_OPTIONS: [...(values['host-heap'] ? [] : productionHeapFlags), values['node-options'] ?? ''].join(' ').trim() },
+        ...(report ? {} : { reportFile: undefined }),
+      });
+    }
+    if (only.has('orders')) await ordersBenchmark();
+    if (only.has('startup')) await startupBenchmark(report ? {} : { reportFile: undefined });
+  }
 } catch (error) {
   process.stderr.write(`benchmark failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exitCode = 1;

@@ -22,8 +22,8 @@ try {
 }
 
 const adminToken = config.ADMIN_TOKEN ?? readFileSync(join(repoRoot, 'var', 'secrets', 'admin_token'), 'utf8').trim();
-const publicUrl = `http://localhost:${ports.public}`;
-const adminUrl = `http://localhost:${ports.admin}`;
+const publicUrl = `http://localhost:${ports.gateway!.http}`;
+const adminUrl = `http://localhost:${ports.gateway!.admin}`;
 const mail = config.SMTP_URL ? `sent over ${config.SMTP_URL}` : `written as .eml files to ${join(repoRoot, 'var', 'mail')}`;
 process.stdout.write(
   [
@@ -32,6 +32,7 @@ process.stdout.write(
     '',
     `  Partner API   ${publicUrl}/api/v1        docs ${publicUrl}/docs`,
     `  Admin API     ${adminUrl}/admin/v1       docs ${adminUrl}/docs`,
+    `  Portals       ${publicUrl}/portal/ (partners)   ${adminUrl}/console/ (operators)`,
     `  Admin token   ${adminToken}`,
     `  E-mails       ${mail}`,
     `  Logs          ${platform.logDir}/<service>.log (warnings and errors are shown here)`,

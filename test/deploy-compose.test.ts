@@ -1,12 +1,20 @@
-// Protects docker-compose.yml from drifting away from the services and from the Kubernetes manifests, offline, without Docker.
-import { describe, it, expect } from 'vitest';
-import { execFileSync } from 'node:child_process';
+// Protects docker-compose.yml from drifting away from the service list and the Kubernetes manifests, and its health check from lying, offline, without Docker.
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { execFile, execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { parse } from 'yaml';
-import { root, type Json, readText, serviceNames, onPath, type Shape, value, mapOf, stringMap, unknownKeys, deployments, containersOf } from './support/deployFiles.js';
+import { addressEnv, portEnv, readinessPort, services as serviceList } from '../scripts/launcher/services.js';
+import { metricsPort, secretKeysOf } from '../scripts/deploy/settings.js';
+import { root, type Json, readText, onPath, type Shape, value, mapOf, stringMap, unknownKeys, deployments, containersOf, configMap } from './support/deployFiles.js';
 
 interface ComposeService {
   image?: string;
+  profiles?: string[];
+  volumes?: string[];
   build?: { context?: string; args?: Record<string, string> };
   command?: string[];
   environment?: Record<string, string>;
@@ -17,6 +25,7 @@ interface ComposeService {
 
 const composeText = readText('docker-compose.yml');
 const compose = parse(composeText, { merge: true }) as { services: Record<string, ComposeService> } & Json;
+const infrastructure = { postgres: 'postgres', redis: 'redis', nats: 'nats', smtp: 'mailpit' } as const;
 
 /** `${VAR}` references without a default, and bare `$VAR` ones, which Compose fills from the caller's shell. */
 function undefinedComposeVariables(text: string): string[] {
@@ -34,6 +43,7 @@ function undefinedComposeVariables(text: string): string[] {
 
 const composeServiceShape: Shape = {
   image: value,
+  profiles: value,
   build: { context: value, dockerfile: value, args: stringMap },
   command: value,
   restart: value,
@@ -64,26 +74,49 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('when a folder exists in services/, then Compose builds it with SERVICE set and waits for healthy infrastructure', () => {
-    for (const name of serviceNames()) {
-      const service = compose.services[name];
-      expect(service, name).toBeDefined();
-      expect(service!.build?.args?.SERVICE, name).toBe(name);
-      expect(service!.environment?.OTEL_SERVICE_NAME, name).toBe(name);
-      for (const dependency of ['postgres', 'redis', 'nats']) {
-        expect(service!.depends_on?.[dependency]?.condition, `${name} → ${dependency}`).toBe('service_healthy');
-      }
-    }
+  it.each(serviceList.map((entry) => [entry.name, entry] as const))('when %s is in the service list, then Compose runs it from the shared image with its ports and finds every other service', (name, entry) => {
+    const service = compose.services[name];
+    expect(service, name).toBeDefined();
+    expect(service!.image).toBe('${ESIM_IMAGE:-esim-platform:local}');
+    expect(service!.environment).toMatchObject({ SERVICE: name, OTEL_SERVICE_NAME: name, ...portEnv(entry.ports), ...addressEnv(Object.fromEntries(serviceList.map((e) => [e.name, e.ports])), (host) => host) });
+    for (const key of secretKeysOf(entry)) expect(service!.environment, `${name} ${key}`).toHaveProperty(key);
   });
 
-  it('when a service has a healthcheck, then it asks /readyz on a port the service listens on', () => {
-    for (const name of serviceNames()) {
-      const service = compose.services[name]!;
-      const env = service.environment ?? {};
-      const ports = [env.PORT, env.ADMIN_PORT, env.HEALTH_PORT].filter((port) => port !== undefined);
-      const test = (service.healthcheck?.test ?? []).join(' ');
-      expect(ports.some((port) => test.includes(`127.0.0.1:${port}/readyz`)), `${name}: ${test}`).toBe(true);
-    }
+  it('when the stack is built, then one image is built once (by the first service) and every service runs it', () => {
+    const builders = Object.entries(compose.services).filter(([, service]) => service.build);
+    expect(builders.map(([name]) => name)).toEqual([serviceList[0]!.name]);
+    expect(builders[0]![1].build).toEqual({ context: '.' });
+    const images = new Set(serviceList.map((entry) => compose.services[entry.name]!.image));
+    expect([...images]).toEqual(['${ESIM_IMAGE:-esim-platform:local}']);
+  });
+
+  it('when run with --profile observability, then a Collector, Jaeger, Prometheus and Grafana join, and services export to the Collector by default', () => {
+    const profiled = Object.entries(compose.services).filter(([, service]) => service.profiles?.includes('observability')).map(([name]) => name);
+    expect(profiled.sort()).toEqual(['grafana', 'jaeger', 'otel-collector', 'prometheus']);
+    for (const entry of serviceList) expect(compose.services[entry.name]!.environment?.OTEL_EXPORTER_OTLP_ENDPOINT).toBe('${OTEL_EXPORTER_OTLP_ENDPOINT-http://otel-collector:4318}');
+    const mounted = profiled.flatMap((name) => compose.services[name]!.volumes ?? []).map((volume) => volume.split(':')[0]!);
+    for (const file of mounted) expect(existsSync(join(root, file)), file).toBe(true);
+    const prometheus = parse(readText('deploy/observability/prometheus.yml')) as { scrape_configs: Array<{ job_name: string; static_configs: Array<{ targets: string[] }> }> };
+    expect(prometheus.scrape_configs.map((job) => [job.job_name, job.static_configs[0]!.targets])).toEqual(
+      serviceList.map((entry) => [entry.name, [`${entry.name}:${entry.ports[metricsPort(entry.ports)]}`]]),
+    );
+  });
+
+  it.each(serviceList.map((entry) => [entry.name, entry] as const))('when %s starts, then it waits for what it needs to be healthy, and the edge waits for every other service', (name, entry) => {
+    const waitsFor = Object.entries(compose.services[name]!.depends_on ?? {});
+    expect(waitsFor.every(([, dependency]) => dependency.condition === 'service_healthy'), name).toBe(true);
+    const expected = [...entry.needs.map((need) => infrastructure[need]), ...(entry.last ? serviceList.filter((other) => !other.last).map((other) => other.name) : [])];
+    expect(waitsFor.map(([dependency]) => dependency).sort()).toEqual(expected.sort());
+  });
+
+  it.each(serviceList.map((entry) => [entry.name, entry] as const))('when %s runs, then its health check asks /readyz on its readiness port without starting Node', (name, entry) => {
+    const test = compose.services[name]!.healthcheck?.test ?? [];
+    expect(test).toEqual(['CMD', 'esim-healthcheck', String(readinessPort(entry, entry.ports)), '/readyz']);
+  });
+
+  it.each(serviceList.map((entry) => [entry.name, entry] as const))('when %s has public ports, then exactly those are published', (name, entry) => {
+    const published = (entry.public ?? []).map((kind) => `${entry.ports[kind]}:${entry.ports[kind]}`);
+    expect(compose.services[name]!.ports ?? []).toEqual(published);
   });
 
   it('when a Deployment sets a variable, then the Compose service sets it too, with the same literal value', () => {
@@ -91,28 +124,35 @@ describe('docker-compose.yml', () => {
       const name = deployment.metadata!.name!;
       const env = compose.services[name]?.environment ?? {};
       for (const entry of containersOf(deployment)[0]?.env ?? []) {
-        if (entry.name === 'SERVICE') continue; // the build arg sets it
+        if (entry.valueFrom?.fieldRef) continue; // the pod's own names, Kubernetes only
         expect(env, `${name} ${entry.name}`).toHaveProperty(entry.name);
         if (entry.value !== undefined) expect(env[entry.name], `${name} ${entry.name}`).toBe(entry.value);
       }
+      for (const key of Object.keys(configMap?.data ?? {})) expect(env, `${name} ${key} (esim-config)`).toHaveProperty(key);
     }
   });
 
-  it('when the stack starts, then infrastructure is the pinned one, JetStream is on and the gateway and Mailpit are reachable', () => {
-    const { postgres, redis, nats, mailpit, gateway, mailer } = compose.services;
+  it('when the stack starts, then infrastructure is the pinned one, JetStream is on and Mailpit catches mail', () => {
+    const { postgres, redis, nats, mailpit } = compose.services;
     expect(postgres?.image).toBe('postgres:16');
     expect(redis?.image).toBe('redis:7');
     expect(nats?.image).toMatch(/^nats:2\.10(-|$)/);
     expect(nats?.command).toContain('-js');
     expect(mailpit?.image).toMatch(/^axllent\/mailpit:/);
-    expect(gateway?.ports).toEqual(expect.arrayContaining(['8080:8080', '8081:8081']));
-    expect(mailer?.environment?.SMTP_URL).toBe('smtp://mailpit:1025');
-    for (const service of Object.values(compose.services)) expect(service.healthcheck?.test).toBeDefined();
+    for (const entry of serviceList.filter((e) => e.needs.includes('smtp'))) {
+      expect(compose.services[entry.name]?.environment?.SMTP_URL, entry.name).toBe('smtp://mailpit:1025');
+    }
+    for (const [name, service] of Object.entries(compose.services)) {
+      if (!service.profiles) expect(service.healthcheck?.test, name).toBeDefined();
+    }
   });
 
-  it('when partners and mailer share encrypted data, then Compose gives them the same key', () => {
-    expect(compose.services.partners?.environment?.DATA_ENCRYPTION_KEY).toBeDefined();
-    expect(compose.services.mailer?.environment?.DATA_ENCRYPTION_KEY).toBe(compose.services.partners?.environment?.DATA_ENCRYPTION_KEY);
+  it('when several services read the same secret, then Compose gives them the same value', () => {
+    const values = new Map<string, Set<string>>();
+    for (const entry of serviceList) {
+      for (const key of entry.secrets ?? []) values.set(key, (values.get(key) ?? new Set()).add(compose.services[entry.name]!.environment![key]!));
+    }
+    for (const [key, seen] of values) expect(seen.size, key).toBe(1);
   });
 
   it.skipIf(!onPath('docker-compose'))('when docker-compose validates the file, then it accepts it', () => {
@@ -120,4 +160,40 @@ describe('docker-compose.yml', () => {
   });
 });
 
-// ---------------------------------------------------------------------------
+describe('the container health check (deploy/healthcheck.sh)', () => {
+  const run = promisify(execFile);
+  let server: Server;
+  let port: number;
+  let status = 200;
+
+  beforeAll(async () => {
+    server = createServer((request, response) => response.writeHead(request.url === '/readyz' ? status : 404).end());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  const check = (target: number) =>
+    run('bash', [join(root, 'deploy/healthcheck.sh'), String(target), '/readyz'], { timeout: 10_000 }).then(
+      () => 0,
+      (error: { code?: number }) => error.code ?? -1,
+    );
+
+  it('when /readyz answers 200, then the check passes', async () => {
+    status = 200;
+    expect(await check(port)).toBe(0);
+  });
+
+  it('when /readyz answers 503, then the check fails', async () => {
+    status = 503;
+    expect(await check(port)).toBe(1);
+  });
+
+  it('when nothing listens on the port, then the check fails', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const unused = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    expect(await check(unused)).toBe(1);
+  });
+});

@@ -7,8 +7,8 @@ const schema = z.object({
   REDIS_URL: commonEnv.REDIS_URL,
   NATS_URL: commonEnv.NATS_URL,
   PLATFORM_NAMESPACE: commonEnv.PLATFORM_NAMESPACE,
-  PORT: commonEnv.port(defaultPorts.public),
-  ADMIN_PORT: commonEnv.port(defaultPorts.admin),
+  PORT: commonEnv.port(defaultPorts.gateway!.http!),
+  ADMIN_PORT: commonEnv.port(defaultPorts.gateway!.admin!),
   SMTP_URL: z.string().optional(),
   ADMIN_TOKEN: z.string().optional(),
 });
@@ -16,6 +16,6 @@ const schema = z.object({
 /** What the launcher itself needs; every other variable passes through to the services untouched. */
 export function launcherConfig(env: NodeJS.ProcessEnv = process.env) {
   const config = loadConfig(schema, env);
-  const ports: Ports = { ...defaultPorts, public: config.PORT, admin: config.ADMIN_PORT };
+  const ports: Ports = { ...defaultPorts, gateway: { http: config.PORT, admin: config.ADMIN_PORT } };
   return { config, ports, env: { ...env, DATABASE_URL: config.DATABASE_URL, REDIS_URL: config.REDIS_URL, NATS_URL: config.NATS_URL } };
 }

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { preflight } from './preflight.js';
-import { serviceSpecs, type Ports } from './services.js';
-import { repoRoot, startService, stopService, waitUntilReady, type Running } from './supervisor.js';
+import { services as serviceList, serviceSpecs, type Ports } from './services.js';
+import { repoRoot, startService, stopService, waitUntilReady, type LaunchMode, type Running } from './supervisor.js';
 
 export interface PlatformOptions {
   env: NodeJS.ProcessEnv & { DATABASE_URL: string; REDIS_URL: string; NATS_URL: string };
@@ -9,6 +9,8 @@ export interface PlatformOptions {
   logDir?: string;
   echo?: (line: string) => void;
   readyTimeoutMs?: number;
+  /** Sources through tsx (default) or the compiled dist/ (the benchmarks). */
+  mode?: LaunchMode;
 }
 
 export interface Platform {
@@ -35,7 +37,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   const timeoutMs = options.readyTimeoutMs ?? 90_000;
 
   const launch = async (name: string) => {
-    const running = startService(specs.get(name)!, options.env, logDir, echo);
+    const running = startService(specs.get(name)!, options.env, logDir, echo, options.mode);
     services.set(name, running);
     await waitUntilReady(running, timeoutMs);
   };
@@ -46,9 +48,9 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   };
 
   try {
-    // Back-end services start together; the gateway needs them ready.
-    await Promise.all([...specs.keys()].filter((n) => n !== 'gateway').map(launch));
-    await launch('gateway');
+    // Back-end services start together; the edge (the gateway) once they are ready.
+    await Promise.all(serviceList.filter((entry) => !entry.last).map((entry) => launch(entry.name)));
+    for (const entry of serviceList.filter((e) => e.last)) await launch(entry.name);
   } catch (error) {
     await stop();
     throw error;

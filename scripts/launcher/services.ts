@@ -1,26 +1,92 @@
 /**
- * Every process `npm start` runs, in start order, with the ports it listens
- * on. Adding a service is one entry here (and its folder under services/).
+ * The service list: every process of the platform with the ports it listens
+ * on. `npm start`, the end-to-end harness, the benchmarks and the deployment
+ * files (docker-compose.yml and deploy/k8s, generated from this list by
+ * `npm run deploy:gen`) all read it, so a new service is one entry here plus
+ * its folder under services/.
  */
-export interface Ports {
-  public: number;
-  admin: number;
-  partnersGrpc: number;
-  partnersHealth: number;
-  catalogGrpc: number;
-  catalogHealth: number;
-  mailerHealth: number;
+
+/** A kind of port, and the variable that carries it into the service's config. */
+export const portVariables = {
+  health: 'HEALTH_PORT',
+  grpc: 'GRPC_PORT',
+  http: 'PORT',
+  admin: 'ADMIN_PORT',
+} as const;
+export type PortKind = keyof typeof portVariables;
+
+/** Infrastructure a service connects to (compose waits for it; Kubernetes NetworkPolicies allow it). */
+export type Dependency = 'postgres' | 'redis' | 'nats' | 'smtp';
+
+export interface ServiceEntry {
+  /** The folder under services/; also its OTEL_SERVICE_NAME, log file and Kubernetes name. */
+  name: string;
+  /** Default ports (npm start); the e2e harness picks free ones. */
+  ports: Partial<Record<PortKind, number>>;
+  needs: Dependency[];
+  /** Secrets it reads (from var/secrets in development, a Secret in production). */
+  secrets?: Array<'ADMIN_TOKEN' | 'JWT_SECRET' | 'DATA_ENCRYPTION_KEY'>;
+  /** The variable other services find it by, when it is not `<NAME>_ADDR` of its gRPC port (the supplier's URL). */
+  url?: { variable: string; port: PortKind };
+  /** Reached from outside the platform (published ports in compose, a Service of type LoadBalancer/Ingress in Kubernetes). */
+  public?: PortKind[];
+  /** Starts once every other service is ready (the gateway, so its first request finds them up). */
+  last?: boolean;
 }
 
-export const defaultPorts: Ports = {
-  public: 8080,
-  admin: 8081,
-  partnersGrpc: 50051,
-  partnersHealth: 9091,
-  catalogGrpc: 50052,
-  catalogHealth: 9092,
-  mailerHealth: 9093,
-};
+export const services: readonly ServiceEntry[] = [
+  { name: 'partners', ports: { grpc: 50051, health: 9091 }, needs: ['postgres', 'nats'], secrets: ['DATA_ENCRYPTION_KEY'] },
+  { name: 'catalog', ports: { grpc: 50052, health: 9092 }, needs: ['postgres', 'nats'] },
+  { name: 'mailer', ports: { health: 9093 }, needs: ['postgres', 'nats', 'smtp'], secrets: ['DATA_ENCRYPTION_KEY'] },
+  { name: 'wallet', ports: { grpc: 50053, health: 9094 }, needs: ['postgres', 'nats'] },
+  { name: 'orders', ports: { grpc: 50054, health: 9095 }, needs: ['postgres', 'nats'] },
+  { name: 'provisioning', ports: { health: 9096 }, needs: ['postgres', 'nats'] },
+  { name: 'webhooks', ports: { grpc: 50055, health: 9098 }, needs: ['postgres', 'nats'], secrets: ['DATA_ENCRYPTION_KEY'] },
+  { name: 'supplier-sim', ports: { http: 8090, health: 9097 }, needs: [], url: { variable: 'SUPPLIER_URL', port: 'http' } },
+  {
+    name: 'gateway',
+    ports: { http: 8080, admin: 8081 },
+    needs: ['redis', 'nats'],
+    secrets: ['ADMIN_TOKEN', 'JWT_SECRET'],
+    public: ['http', 'admin'],
+    last: true,
+  },
+];
+
+/** `supplier-sim` → `SUPPLIER_SIM`. */
+export const constantCase = (name: string) => name.toUpperCase().replaceAll('-', '_');
+
+/** The port a service answers `/readyz` on. */
+export function readinessPort(entry: ServiceEntry, ports: Partial<Record<PortKind, number>>): number {
+  const port = ports.health ?? ports.http;
+  if (port === undefined) throw new Error(`${entry.name} has neither a health nor an http port`);
+  return port;
+}
+
+/** Ports of every service, by service name. */
+export type Ports = Record<string, Partial<Record<PortKind, number>>>;
+
+export const defaultPorts: Ports = Object.fromEntries(services.map((entry) => [entry.name, { ...entry.ports }]));
+
+/**
+ * How every service finds the others: `<NAME>_ADDR=host:port` for each gRPC
+ * API and the named URL variables. Every service gets all of them; each
+ * config reads the ones it uses.
+ */
+export function addressEnv(ports: Ports, host: (name: string) => string = () => '127.0.0.1'): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const entry of services) {
+    const own = ports[entry.name] ?? {};
+    if (own.grpc !== undefined) env[`${constantCase(entry.name)}_ADDR`] = `${host(entry.name)}:${own.grpc}`;
+    if (entry.url && own[entry.url.port] !== undefined) env[entry.url.variable] = `http://${host(entry.name)}:${own[entry.url.port]}`;
+  }
+  return env;
+}
+
+/** The variables that give one service its own ports. */
+export function portEnv(ports: Partial<Record<PortKind, number>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(ports).map(([kind, port]) => [portVariables[kind as PortKind], String(port)]));
+}
 
 export interface ServiceSpec {
   name: string;
@@ -29,21 +95,31 @@ export interface ServiceSpec {
   readyUrl: string;
 }
 
+/** What the launcher needs to start each service on this machine. */
 export function serviceSpecs(ports: Ports): ServiceSpec[] {
-  const local = (port: number) => `127.0.0.1:${port}`;
-  return [
-    { name: 'partners', env: { GRPC_PORT: `${ports.partnersGrpc}`, HEALTH_PORT: `${ports.partnersHealth}` }, readyUrl: `http://${local(ports.partnersHealth)}/readyz` },
-    { name: 'catalog', env: { GRPC_PORT: `${ports.catalogGrpc}`, HEALTH_PORT: `${ports.catalogHealth}` }, readyUrl: `http://${local(ports.catalogHealth)}/readyz` },
-    { name: 'mailer', env: { HEALTH_PORT: `${ports.mailerHealth}` }, readyUrl: `http://${local(ports.mailerHealth)}/readyz` },
-    {
-      name: 'gateway',
-      env: {
-        PORT: `${ports.public}`,
-        ADMIN_PORT: `${ports.admin}`,
-        PARTNERS_ADDR: local(ports.partnersGrpc),
-        CATALOG_ADDR: local(ports.catalogGrpc),
-      },
-      readyUrl: `http://${local(ports.public)}/readyz`,
-    },
-  ];
+  const addresses = addressEnv(ports);
+  return services.map((entry) => {
+    const own = ports[entry.name] ?? entry.ports;
+    return { name: entry.name, env: { ...addresses, ...portEnv(own) }, readyUrl: `http://127.0.0.1:${readinessPort(entry, own)}/readyz` };
+  });
+}
+
+/** Free ports for every service of the list (the e2e suite and the benchmarks run beside a developer's `npm start`). */
+export async function freePorts(): Promise<Ports> {
+  const { createServer } = await import('node:net');
+  const one = () =>
+    new Promise<number>((resolve, reject) => {
+      const server = createServer();
+      server.once('error', reject);
+      server.listen(0, '127.0.0.1', () => {
+        const address = server.address();
+        server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+      });
+    });
+  const ports: Ports = {};
+  for (const entry of services) {
+    ports[entry.name] = {};
+    for (const kind of Object.keys(entry.ports) as PortKind[]) ports[entry.name]![kind] = await one();
+  }
+  return ports;
 }

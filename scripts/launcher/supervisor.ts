@@ -13,14 +13,25 @@ export interface Running {
 }
 
 /**
+ * How a service's code is run: its TypeScript sources through tsx (`npm
+ * start`, the tests), or the JavaScript `npm run build` compiled into dist/
+ * (what the image runs; the benchmarks use it).
+ */
+export type LaunchMode = 'sources' | 'compiled';
+export const launchArgs: Record<LaunchMode, readonly string[]> = {
+  sources: ['--conditions=development', '--import', 'tsx', '--import', '@esim/telemetry/register', 'src/main.ts'],
+  compiled: ['--import', '@esim/telemetry/register', 'dist/main.js'],
+};
+
+/**
  * Starts one service as its own process, exactly as it runs in production:
  * telemetry preloaded, configuration from the environment. Its JSON log goes
  * to `<logDir>/<name>.log`; warnings and errors are echoed with its name.
  */
-export function startService(spec: ServiceSpec, env: NodeJS.ProcessEnv, logDir: string, echo: (line: string) => void): Running {
+export function startService(spec: ServiceSpec, env: NodeJS.ProcessEnv, logDir: string, echo: (line: string) => void, mode: LaunchMode = 'sources'): Running {
   mkdirSync(logDir, { recursive: true });
   const log = createWriteStream(join(logDir, `${spec.name}.log`), { flags: 'a' });
-  const child = spawn(process.execPath, ['--import', 'tsx', '--import', '@esim/telemetry/register', 'src/main.ts'], {
+  const child = spawn(process.execPath, [...launchArgs[mode]], {
     cwd: join(repoRoot, 'services', spec.name),
     env: { ...env, ...spec.env, OTEL_SERVICE_NAME: spec.name },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -157,6 +157,7 @@ describe('creating a plan', () => {
     const body = planBody();
     const answer = await admin('/plans', { body, headers: { authorization: '' } });
     expect(answer.status).toBe(401);
+    expect(answer.body.code).toBe('UNAUTHENTICATED');
     const listed = await admin('/plans?country=DE&limit=100');
     expect(listed.body.data.map((p: { supplierSku: string }) => p.supplierSku)).not.toContain(body.supplierSku);
   });

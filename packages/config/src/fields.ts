@@ -26,3 +26,6 @@ export function durationMs(text: string): number | undefined {
   const unitMs = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] ?? 'ms'] ?? 1;
   return Number(match[1]) * unitMs;
 }
+
+/** `true` or `false`, nothing else (a typo must fail the boot, not read as false). */
+export const booleanFlag = z.enum(['true', 'false']).transform((value) => value === 'true');

@@ -68,3 +68,35 @@ export function validationError(errors: FieldError[]): AppError {
   const detail = errors.map((e) => `${e.path}: ${e.message}`).join('; ');
   return new AppError('VALIDATION_ERROR', detail, { errors });
 }
+
+/** What a client sees for INTERNAL: a bug's own message may name internals (SQL, paths, other services). */
+export const internalDetail = 'Something went wrong on our side; it has been logged.';
+
+/** An RFC 9457 problem as every HTTP surface answers it (contract §3). */
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  code: ErrorCode;
+  detail: string;
+  requestId?: string;
+  errors?: FieldError[];
+}
+
+/**
+ * The one builder of problem bodies, for every listener (the gateway's
+ * errors, 404 and readiness, each service's health port), so no two
+ * surfaces can disagree on a field or leak an INTERNAL message.
+ */
+export function problemBody(error: AppError, requestId?: string): ProblemBody {
+  const { status, title } = errorCatalog[error.code];
+  return {
+    type: problemType(error.code),
+    title,
+    status,
+    code: error.code,
+    detail: error.code === 'INTERNAL' ? internalDetail : error.message,
+    ...(requestId === undefined ? {} : { requestId }),
+    ...(error.errors ? { errors: error.errors } : {}),
+  };
+}

@@ -21,6 +21,12 @@ export interface ConsumerSpec<T extends EventType> {
   maxDeliver: number;
   /** Delay before the n-th redelivery after a failure. */
   retryDelayMs: (deliveryCount: number) => number;
+  /**
+   * Messages handled at once (default 1: in stream order). Above 1, order
+   * between messages is not kept: only for handlers whose events are
+   * independent of each other (one supplier call per order).
+   */
+  concurrency?: number;
 }
 
 export interface RunningConsumer {
@@ -30,7 +36,34 @@ export interface RunningConsumer {
 const meter = metrics.getMeter('@esim/events');
 const processed = meter.createCounter('events_consumed_total', { description: 'Events consumed, by consumer and outcome' });
 const redeliveries = meter.createCounter('events_redelivered_total', { description: 'Deliveries that were redeliveries' });
+// From the transaction that wrote the event (occurredAt) to its handler's success:
+// outbox relay, JetStream and the consumer together (a revocation's reach, say).
+const eventLag = meter.createHistogram('events_lag_ms', {
+  unit: 'ms',
+  description: 'From the event occurring to its handling, by consumer',
+  advice: { explicitBucketBoundaries: [10, 25, 50, 100, 250, 500, 1_000, 2_000, 5_000, 10_000, 30_000, 60_000, 300_000, 3_600_000] },
+});
 const tracer = trace.getTracer('@esim/events');
+
+/**
+ * JetStream's own view of each durable this process consumes, polled: what
+ * waits to be delivered (num_pending) and what was delivered but not acked
+ * (num_ack_pending). Every replica reports the same durable, so dashboards
+ * take the max per consumer.
+ */
+const lagPollMs = 15_000;
+const consumerLag = new Map<string, { pending: number; ackPending: number }>();
+const pendingGauge = meter.createObservableGauge('jetstream_consumer_pending_messages', { description: 'Messages not yet delivered to the durable consumer' });
+const ackPendingGauge = meter.createObservableGauge('jetstream_consumer_ack_pending_messages', { description: 'Messages delivered to the durable consumer and not yet acknowledged' });
+meter.addBatchObservableCallback(
+  (result) => {
+    for (const [consumer, lag] of consumerLag) {
+      result.observe(pendingGauge, lag.pending, { consumer });
+      result.observe(ackPendingGauge, lag.ackPending, { consumer });
+    }
+  },
+  [pendingGauge, ackPendingGauge],
+);
 
 /**
  * Wraps a handler so it runs inside a Postgres transaction that also records
@@ -68,12 +101,16 @@ export async function startConsumer<T extends EventType>(options: {
   logger: Logger;
   spec: ConsumerSpec<T>;
   handle: (event: EventEnvelope<T>) => Promise<void>;
+  /** JetStream replicas of the stream, should this consumer be the one to create it (NATS_STREAM_REPLICAS). */
+  streamReplicas?: number;
+  /** How often JetStream is asked for this durable's pending counts (tests shorten it). */
+  lagPollMs?: number;
 }): Promise<RunningConsumer> {
   const { nc, ns, logger, spec, handle } = options;
   const declared = events[spec.type];
   const stream = ns.stream(declared.stream as StreamName);
   const durable = ns.durable(spec.durable);
-  const jsm = await ensureStreams(nc, ns, [declared.stream as StreamName]);
+  const jsm = await ensureStreams(nc, ns, [declared.stream as StreamName], { replicas: options.streamReplicas });
   const config = {
     durable_name: durable,
     ack_policy: AckPolicy.Explicit,
@@ -91,7 +128,8 @@ export async function startConsumer<T extends EventType>(options: {
     });
   }
   const consumer = await jetstream(nc).consumers.get(stream, durable);
-  const messages: ConsumerMessages = await consumer.consume({ max_messages: 4 });
+  const concurrency = Math.max(1, spec.concurrency ?? 1);
+  const messages: ConsumerMessages = await consumer.consume({ max_messages: Math.max(4, concurrency * 2) });
 
   async function process(message: JsMsg): Promise<void> {
     if (message.info.redelivered) redeliveries.add(1, { consumer: spec.durable });
@@ -109,6 +147,8 @@ export async function startConsumer<T extends EventType>(options: {
       await handle(envelope);
       message.ack();
       processed.add(1, { consumer: spec.durable, outcome: 'ok' });
+      const occurredAt = Date.parse(envelope.occurredAt);
+      if (Number.isFinite(occurredAt)) eventLag.record(Math.max(0, Date.now() - occurredAt), { consumer: spec.durable });
     } catch (error) {
       const attempt = message.info.deliveryCount;
       if (error instanceof PermanentEventError || attempt >= spec.maxDeliver) {
@@ -123,28 +163,51 @@ export async function startConsumer<T extends EventType>(options: {
     }
   }
 
+  function traced(message: JsMsg): Promise<void> {
+    const carrier: Record<string, string> = {};
+    for (const [key, values] of message.headers ?? []) if (values[0]) carrier[key] = values[0];
+    const parent = propagation.extract(ROOT_CONTEXT, carrier);
+    return context.with(parent, () =>
+      tracer.startActiveSpan(`process ${spec.type}`, { kind: SpanKind.CONSUMER, attributes: { 'messaging.consumer.group.name': spec.durable } }, async (span) => {
+        try {
+          await process(message);
+        } catch (error) {
+          span.setStatus({ code: SpanStatusCode.ERROR });
+          logger.error({ err: error }, 'consumer loop error');
+        } finally {
+          span.end();
+        }
+      }),
+    );
+  }
+
+  const inFlight = new Set<Promise<void>>();
   const loop = (async () => {
     for await (const message of messages) {
-      const carrier: Record<string, string> = {};
-      for (const [key, values] of message.headers ?? []) if (values[0]) carrier[key] = values[0];
-      const parent = propagation.extract(ROOT_CONTEXT, carrier);
-      await context.with(parent, () =>
-        tracer.startActiveSpan(`process ${spec.type}`, { kind: SpanKind.CONSUMER, attributes: { 'messaging.consumer.group.name': spec.durable } }, async (span) => {
-          try {
-            await process(message);
-          } catch (error) {
-            span.setStatus({ code: SpanStatusCode.ERROR });
-            logger.error({ err: error }, 'consumer loop error');
-          } finally {
-            span.end();
-          }
-        }),
-      );
+      if (concurrency === 1) {
+        await traced(message);
+        continue;
+      }
+      const running: Promise<void> = traced(message).finally(() => inFlight.delete(running));
+      inFlight.add(running);
+      if (inFlight.size >= concurrency) await Promise.race(inFlight);
     }
+    await Promise.all(inFlight);
   })();
+
+  const pollLag = () =>
+    jsm.consumers.info(stream, durable).then(
+      (info) => consumerLag.set(spec.durable, { pending: info.num_pending, ackPending: info.num_ack_pending }),
+      () => undefined, // a NATS outage shows in readiness; the last known values stay
+    );
+  void pollLag();
+  const lagTimer = setInterval(() => void pollLag(), options.lagPollMs ?? lagPollMs);
+  lagTimer.unref();
 
   return {
     async stop() {
+      clearInterval(lagTimer);
+      consumerLag.delete(spec.durable);
       await messages.close();
       await loop;
     },

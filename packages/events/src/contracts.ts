@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ledgerEntryTypes, orderStatuses } from '@esim/vocabulary';
 
 /**
  * Every event that crosses a service boundary, declared once: its subject
@@ -14,6 +15,14 @@ export const streams = {
   PARTNERS: { subjects: ['partners.>'], retention: 'limits', maxAgeMs: 86_400_000 },
   /** Catalog changes; catalog replicas refresh their in-memory plans. */
   CATALOG: { subjects: ['catalog.>'], retention: 'limits', maxAgeMs: 86_400_000 },
+  /** The order saga: paid, provisioned, provisioning failed (orders publishes). */
+  ORDERS: { subjects: ['orders.>'], retention: 'limits', maxAgeMs: 7 * 86_400_000 },
+  /** Supplier outcomes per order (provisioning publishes). */
+  PROVISIONING: { subjects: ['provisioning.>'], retention: 'limits', maxAgeMs: 7 * 86_400_000 },
+  /** Money movements other services react to (wallet publishes). */
+  WALLET: { subjects: ['wallet.>'], retention: 'limits', maxAgeMs: 7 * 86_400_000 },
+  /** Partner-facing events (§9), in order; only the webhooks service consumes them. */
+  PARTNER_EVENTS: { subjects: ['partner.>'], retention: 'limits', maxAgeMs: 7 * 86_400_000 },
 } as const satisfies Record<string, StreamSpec>;
 
 export interface StreamSpec {
@@ -26,6 +35,69 @@ export type StreamName = keyof typeof streams;
 
 /** Base64 AES-256-GCM ciphertext under the platform data key; only the mailer opens it. */
 const sealed = z.string().regex(/^v1\.[A-Za-z0-9+/=]+\.[A-Za-z0-9+/=]+\.[A-Za-z0-9+/=]+$/, 'sealed secret');
+
+const money = z.number().int();
+const currency = z.string().regex(/^[A-Z]{3}$/);
+
+/** The order as partners see it (contract §7), without the QR code: webhooks carry this, not the PNG. */
+export const partnerOrderView = z.object({
+  id: z.string(),
+  clientRequestId: z.string(),
+  planId: z.string(),
+  planName: z.string(),
+  status: z.enum(orderStatuses),
+  price: money,
+  currency,
+  email: z.string(),
+  phoneNumber: z.string(),
+  esim: z
+    .object({ iccid: z.string(), smdpAddress: z.string(), matchingId: z.string(), activationCode: z.string() })
+    .nullable(),
+  failureReason: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+/** A wallet ledger entry as partners see it (contract §6). */
+export const ledgerEntryView = z.object({
+  id: z.string(),
+  type: z.enum(ledgerEntryTypes),
+  amount: money,
+  balanceAfter: money,
+  orderId: z.string().nullable(),
+  reference: z.string().nullable(),
+  description: z.string().nullable(),
+  createdAt: z.string(),
+});
+
+/**
+ * The partner-facing events of contract §9. The envelope id is the event id
+ * partners dedupe by; `type` and `payload` become the webhook body's `type`
+ * and `data`.
+ */
+export const partnerNotification = z.discriminatedUnion('type', [
+  z.object({
+    partnerId: z.string(),
+    type: z.literal('payment.paid'),
+    orderId: z.string(),
+    payload: z.object({ orderId: z.string(), clientRequestId: z.string(), amount: money, currency, walletBalance: money }),
+  }),
+  z.object({ partnerId: z.string(), type: z.literal('provision.provisioned'), orderId: z.string(), payload: z.object({ order: partnerOrderView }) }),
+  z.object({
+    partnerId: z.string(),
+    type: z.literal('provision.failed'),
+    orderId: z.string(),
+    payload: z.object({ order: partnerOrderView, refundedAmount: money }),
+  }),
+  z.object({
+    partnerId: z.string(),
+    type: z.literal('wallet.credited'),
+    orderId: z.null(),
+    payload: z.object({ ledgerEntry: ledgerEntryView, walletBalance: money }),
+  }),
+  z.object({ partnerId: z.string(), type: z.literal('webhook.test'), orderId: z.null(), payload: z.object({ message: z.string() }) }),
+]);
+export type PartnerNotification = z.output<typeof partnerNotification>;
 
 export const events = {
   'mail.requested': {
@@ -58,6 +130,48 @@ export const events = {
   'catalog.plan.changed': {
     stream: 'CATALOG',
     data: z.object({ planId: z.string(), active: z.boolean() }),
+  },
+  /** The wallet reserved (debited) the price: provisioning may start. */
+  'orders.order.paid': {
+    stream: 'ORDERS',
+    data: z.object({ orderId: z.string(), partnerId: z.string(), planId: z.string(), supplierSku: z.string(), price: money, currency }),
+  },
+  /** The eSIM is stored on the order: the wallet captures the reservation. */
+  'orders.order.provisioned': {
+    stream: 'ORDERS',
+    data: z.object({ orderId: z.string(), partnerId: z.string() }),
+  },
+  /** Provisioning failed for good: the wallet releases the reservation and refunds. */
+  'orders.order.provisioning_failed': {
+    stream: 'ORDERS',
+    data: z.object({ orderId: z.string(), partnerId: z.string(), reason: z.string() }),
+  },
+  /** The supplier returned an eSIM for the order. */
+  'provisioning.succeeded': {
+    stream: 'PROVISIONING',
+    data: z.object({
+      orderId: z.string(),
+      supplierReference: z.string(),
+      iccid: z.string(),
+      smdpAddress: z.string(),
+      matchingId: z.string(),
+      activationCode: z.string(),
+    }),
+  },
+  /** The supplier rejected the order for good, or kept failing past the retry window. */
+  'provisioning.failed': {
+    stream: 'PROVISIONING',
+    data: z.object({ orderId: z.string(), reason: z.string() }),
+  },
+  /** The reservation of a failed order was released and its price refunded. */
+  'wallet.order.refunded': {
+    stream: 'WALLET',
+    data: z.object({ orderId: z.string(), partnerId: z.string(), amount: money, ledgerEntryId: z.string(), balanceAfter: money }),
+  },
+  /** A partner-facing event (§9), delivered by the webhooks service. */
+  'partner.notification': {
+    stream: 'PARTNER_EVENTS',
+    data: partnerNotification,
   },
 } as const satisfies Record<string, { stream: StreamName; data: z.ZodType }>;
 

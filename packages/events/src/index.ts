@@ -1,5 +1,6 @@
-export { events, streams, type EventEnvelope, type EventData, type EventType, type StreamName } from './contracts.js';
+export { events, streams, partnerOrderView, ledgerEntryView, partnerNotification, type PartnerNotification, type EventEnvelope, type EventData, type EventType, type StreamName } from './contracts.js';
 export { namespace, type Namespace } from './namespace.js';
-export { connectNats, ensureStreams, type NatsConnection } from './nats.js';
+export { connectNats, ensureStreams, natsConnectOptions, type NatsConnection, type NatsSecurity, type StreamOptions } from './nats.js';
 export { enqueueEvent, startOutboxRelay, type OutboxRelay } from './outbox.js';
 export { startConsumer, exactlyOnce, PermanentEventError, type ConsumerSpec, type RunningConsumer } from './consumer.js';
+export { migrateEventTables, pendingEventTableMigrations } from './tables.js';

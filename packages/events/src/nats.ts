@@ -1,23 +1,70 @@
+import { readFileSync } from 'node:fs';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager } from '@nats-io/jetstream';
-import { nanos, type NatsConnection } from '@nats-io/nats-core';
+import { credsAuthenticator, nanos, type ConnectionOptions, type NatsConnection } from '@nats-io/nats-core';
 import { streams, type StreamName } from './contracts.js';
 import type { Namespace } from './namespace.js';
 
 export type { NatsConnection } from '@nats-io/nats-core';
 
+/**
+ * How a service proves itself to NATS beyond the URL (which may carry
+ * `user:password@`): a `.creds` file (decentralised JWT auth, as the NATS Helm
+ * chart's operator mode issues) and TLS files. Paths, so Kubernetes can mount
+ * a Secret and rotate it without the value ever entering the environment.
+ */
+export interface NatsSecurity {
+  credsFile?: string;
+  tls?: { caFile?: string; certFile?: string; keyFile?: string };
+}
+
+/** The connect options for `security`; a file that cannot be read fails the boot, naming it. */
+export function natsConnectOptions(security: NatsSecurity = {}): Pick<ConnectionOptions, 'authenticator' | 'tls'> {
+  const options: Pick<ConnectionOptions, 'authenticator' | 'tls'> = {};
+  if (security.credsFile) {
+    const path = security.credsFile;
+    let creds: Uint8Array;
+    try {
+      creds = readFileSync(path);
+    } catch (error) {
+      throw new Error(`NATS_CREDS: cannot read ${path}: ${(error as Error).message}`);
+    }
+    options.authenticator = credsAuthenticator(creds);
+  }
+  const tls = security.tls ?? {};
+  if (tls.caFile || tls.certFile || tls.keyFile) {
+    // Any TLS file means "TLS required": the client refuses a plaintext server.
+    options.tls = {
+      ...(tls.caFile ? { caFile: tls.caFile } : {}),
+      ...(tls.certFile ? { certFile: tls.certFile } : {}),
+      ...(tls.keyFile ? { keyFile: tls.keyFile } : {}),
+    };
+  }
+  return options;
+}
+
 /** Reconnects forever: a NATS restart must not take a service down with it. */
-export function connectNats(url: string, name: string): Promise<NatsConnection> {
-  return connect({ servers: url, name, maxReconnectAttempts: -1, reconnectTimeWait: 1_000, timeout: 5_000 });
+export function connectNats(url: string, name: string, security: NatsSecurity = {}): Promise<NatsConnection> {
+  return connect({ servers: url, name, maxReconnectAttempts: -1, reconnectTimeWait: 1_000, timeout: 5_000, ...natsConnectOptions(security) });
 }
 
 const duplicateWindowMs = 2 * 60_000;
 
+export interface StreamOptions {
+  /**
+   * JetStream replicas of each stream (NATS_STREAM_REPLICAS; 3 on a clustered
+   * NATS in production). Unset: a new stream gets 1 and an existing one keeps
+   * what it has, so a consumer-only service never scales a stream down.
+   */
+  replicas?: number;
+}
+
 /** Creates or updates the namespaced streams a service publishes to or reads from. */
-export async function ensureStreams(nc: NatsConnection, ns: Namespace, names: StreamName[]): Promise<JetStreamManager> {
+export async function ensureStreams(nc: NatsConnection, ns: Namespace, names: StreamName[], options: StreamOptions = {}): Promise<JetStreamManager> {
   const jsm = await jetstreamManager(nc);
   for (const name of names) {
     const spec = streams[name];
+    const replicas = options.replicas === undefined ? {} : { num_replicas: options.replicas };
     const config = {
       name: ns.stream(name),
       subjects: spec.subjects.map((s) => ns.subject(s)),
@@ -25,10 +72,11 @@ export async function ensureStreams(nc: NatsConnection, ns: Namespace, names: St
       retention: spec.retention === 'workqueue' ? RetentionPolicy.Workqueue : RetentionPolicy.Limits,
       max_age: nanos(spec.maxAgeMs),
       duplicate_window: nanos(duplicateWindowMs),
+      num_replicas: options.replicas ?? 1,
     };
     try {
       await jsm.streams.info(config.name);
-      await jsm.streams.update(config.name, { subjects: config.subjects, max_age: config.max_age, duplicate_window: config.duplicate_window });
+      await jsm.streams.update(config.name, { subjects: config.subjects, max_age: config.max_age, duplicate_window: config.duplicate_window, ...replicas });
     } catch (error) {
       if (!/not found/i.test(String((error as Error).message))) throw error;
       await jsm.streams.add(config).catch(async (addError: Error) => {

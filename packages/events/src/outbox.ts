@@ -2,7 +2,7 @@ import { context, metrics, propagation } from '@opentelemetry/api';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/nats-core';
 import { jetstream } from '@nats-io/jetstream';
 import { newId } from '@esim/ids';
-import type { Pool, Queryable } from '@esim/postgres';
+import { listenFor, type Pool, type Queryable } from '@esim/postgres';
 import type { Logger } from '@esim/telemetry';
 import { events, type EventData, type EventEnvelope, type EventType } from './contracts.js';
 import type { Namespace } from './namespace.js';
@@ -28,14 +28,17 @@ export async function enqueueEvent<T extends EventType>(db: Queryable, schema: s
   // The request's trace context travels with the event, so the work it causes joins the same trace.
   const carrier: Record<string, string> = {};
   propagation.inject(context.active(), carrier);
-  await db.query(`INSERT INTO ${schema}.outbox (id, subject, payload, headers) VALUES ($1, $2, $3, $4)`, [
-    envelope.id,
-    type,
-    JSON.stringify(envelope),
-    JSON.stringify(carrier),
-  ]);
+  // NOTIFY is transactional: the relay hears it when (and only if) the caller's transaction commits.
+  await db.query(
+    `WITH inserted AS (INSERT INTO ${schema}.outbox (id, subject, payload, headers) VALUES ($1, $2, $3, $4) RETURNING 1)
+     SELECT pg_notify($5, '') FROM inserted`,
+    [envelope.id, type, JSON.stringify(envelope), JSON.stringify(carrier), outboxChannel(schema)],
+  );
   return envelope.id;
 }
+
+/** The LISTEN/NOTIFY channel that wakes a schema's relay as soon as an event commits. */
+const outboxChannel = (schema: string) => `${schema}_outbox`;
 
 export interface OutboxRelay {
   stop(): Promise<void>;
@@ -46,17 +49,28 @@ const published = meter.createCounter('outbox_events_published_total', { descrip
 
 /** Running relays, so one gauge reports every schema's backlog and a stopped relay stops being scraped. */
 const runningRelays = new Set<{ pool: Pool; schema: string }>();
-meter.createObservableGauge('outbox_backlog', { description: 'Outbox events not yet published' }).addCallback(async (result) => {
-  for (const { pool, schema } of runningRelays) {
-    const { rows } = await pool.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${schema}.outbox WHERE published_at IS NULL`);
-    result.observe(rows[0]?.n ?? 0, { schema });
-  }
-});
+const backlog = meter.createObservableGauge('outbox_backlog', { description: 'Outbox events not yet published' });
+// A stuck relay shows as age long before the backlog looks large: 0 when nothing waits.
+const oldestAge = meter.createObservableGauge('outbox_oldest_unpublished_age_seconds', { description: 'Age of the oldest outbox event not yet published' });
+meter.addBatchObservableCallback(
+  async (result) => {
+    for (const { pool, schema } of runningRelays) {
+      const { rows } = await pool.query<{ n: number; age: number }>(
+        `SELECT count(*)::int AS n, COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8 AS age FROM ${schema}.outbox WHERE published_at IS NULL`,
+      );
+      result.observe(backlog, rows[0]?.n ?? 0, { schema });
+      result.observe(oldestAge, Math.max(0, rows[0]?.age ?? 0), { schema });
+    }
+  },
+  [backlog, oldestAge],
+);
 
 /**
  * Publishes committed outbox rows in order. One relay per schema holds a
  * transaction-scoped advisory lock at a time, so replicas fail over without
- * reordering events.
+ * reordering events. It wakes on the NOTIFY each committed event sends (a
+ * few milliseconds from commit to JetStream), and polls every `pollMs` as
+ * well, in case the listening connection was lost.
  */
 export function startOutboxRelay(options: {
   pool: Pool;
@@ -115,23 +129,45 @@ export function startOutboxRelay(options: {
     }
   }
 
+  // A notification during a tick is remembered, so the event it announces never waits for the next poll.
+  let notified = false;
+  let wake: (() => void) | undefined;
+  const onNotification = () => {
+    notified = true;
+    wake?.();
+  };
+  const idle = () =>
+    new Promise<void>((resolve) => {
+      if (notified || stopped) return resolve();
+      const timer = setTimeout(() => (wake = undefined, resolve()), pollMs);
+      wake = () => (clearTimeout(timer), (wake = undefined), resolve());
+    });
+
+  const listener = listenFor(pool, outboxChannel(schema), onNotification, (error) =>
+    logger.warn({ err: error, schema }, 'outbox relay cannot listen for commits; polling only'),
+  );
+
   const loop = (async () => {
     while (!stopped) {
+      await listener.ensure();
+      notified = false;
       let count = 0;
       try {
         count = await tick();
       } catch (error) {
         logger.warn({ err: error, schema }, 'outbox relay tick failed; retrying');
       }
-      if (count < batchSize && !stopped) await new Promise((resolve) => setTimeout(resolve, pollMs));
+      if (count < batchSize && !stopped) await idle();
     }
   })();
 
   return {
     async stop() {
       stopped = true;
+      wake?.();
       runningRelays.delete(registration);
       await loop;
+      await listener.stop();
     },
   };
 }

@@ -96,12 +96,33 @@ export function addService<M extends GenServiceMethods>(
   server.addService(definitionOf(service as GenService<GenServiceMethods>), implementation);
 }
 
-/** A promise-returning client; failures reject with the AppError the server raised. */
+/**
+ * `catalog:50052` → `dns:///catalog:50052`: grpc-js then resolves every
+ * address behind the name (a headless Service's pod IPs) rather than one.
+ * A target that already names its resolver (`dns:`, `ipv4:`, `unix:`) is kept.
+ */
+export function channelTarget(address: string): string {
+  return /^[a-z][a-z0-9+.-]*:(?!\d+$)/i.test(address) ? address : `dns:///${address}`;
+}
+
+/** Calls go round-robin over every resolved address, not all to the first one (grpc-js' default, pick_first). */
+const serviceConfig = JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] });
+
+/**
+ * A promise-returning client; failures reject with the AppError the server
+ * raised. Balances per call across every address the target resolves to;
+ * servers end connections after a maximum age (server.ts), so a client
+ * re-resolves and finds replicas added since it connected.
+ */
 export function createClient<M extends GenServiceMethods>(service: GenService<M>, address: string): ServiceClient<M> {
   const Constructor = grpc.makeGenericClientConstructor(definitionOf(service as GenService<GenServiceMethods>), service.name);
-  const raw = new Constructor(address, grpc.credentials.createInsecure(), {
+  const raw = new Constructor(channelTarget(address), grpc.credentials.createInsecure(), {
+    'grpc.service_config': serviceConfig,
     'grpc.keepalive_time_ms': 30_000,
     'grpc.enable_retries': 1,
+    // A restarted backend is found again within about a second, not after grpc-js' default backoff of up to 2 min.
+    'grpc.initial_reconnect_backoff_ms': 250,
+    'grpc.max_reconnect_backoff_ms': 2_000,
   }) as unknown as Record<string, Function> & grpc.Client;
   const client: Record<string, unknown> = {
     close: () => raw.close(),

@@ -12,8 +12,20 @@ export interface GrpcServer {
  * A grpc-js server with the standard grpc.health.v1 service, so Kubernetes
  * and `grpc_health_probe` can ask it directly. `register` adds the domain services.
  */
-export async function startGrpcServer(options: { port: number; host?: string; register: (server: grpc.Server) => void }): Promise<GrpcServer> {
-  const server = new grpc.Server({ 'grpc.max_receive_message_length': 4 * 1024 * 1024 });
+export async function startGrpcServer(options: {
+  port: number;
+  host?: string;
+  register: (server: grpc.Server) => void;
+  maxConnectionAgeMs?: number;
+}): Promise<GrpcServer> {
+  const server = new grpc.Server({
+    'grpc.max_receive_message_length': 4 * 1024 * 1024,
+    // Clients hold one connection per replica for as long as it lives; ending
+    // each after a while (GOAWAY, in-flight calls finish within the grace)
+    // makes them re-resolve, so replicas added by a scale-up get calls too.
+    'grpc.max_connection_age_ms': options.maxConnectionAgeMs ?? 120_000,
+    'grpc.max_connection_age_grace_ms': 30_000,
+  });
   const health = new HealthImplementation({ '': 'SERVING' });
   health.addToServer(server);
   options.register(server);

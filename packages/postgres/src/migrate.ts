@@ -33,9 +33,11 @@ export async function ensureDatabase(connectionString: string): Promise<void> {
  * Applies a service's SQL migrations (`migrations/*.sql`) to its own schema.
  * node-pg-migrate holds a Postgres advisory lock while it runs and, in
  * `wait` mode, a replica starting at the same moment waits for it and then
- * finds nothing left to apply.
+ * finds nothing left to apply. `table` keeps a separate record for a set of
+ * migrations shared by every schema (the event tables), so their order is
+ * checked apart from the service's own.
  */
-export async function migrate(options: { connectionString: string; schema: string; dir: string }): Promise<void> {
+export async function migrate(options: { connectionString: string; schema: string; dir: string; table?: string }): Promise<void> {
   await ensureDatabase(options.connectionString);
   await runner({
     databaseUrl: options.connectionString,
@@ -45,10 +47,40 @@ export async function migrate(options: { connectionString: string; schema: strin
     createSchema: true,
     migrationsSchema: options.schema,
     createMigrationsSchema: true,
-    migrationsTable: 'pgmigrations',
+    migrationsTable: options.table ?? 'pgmigrations',
     checkOrder: true,
     lockValue: lockValueOf(options.schema),
     advisoryLockMode: 'wait',
     log: () => {},
   });
+}
+
+/**
+ * The migrations in `dir` that `schema` has not recorded as applied, by name
+ * (node-pg-migrate's: the file name without its extension), in order. A
+ * service started with MIGRATE=off asks this instead of migrating: it reads
+ * one table, so it works through PgBouncer and with a role that has no DDL
+ * rights. A schema not created yet has every migration pending.
+ */
+export async function pendingMigrations(options: { connectionString: string; schema: string; dir: string; table?: string }): Promise<string[]> {
+  const { readdir } = await import('node:fs/promises');
+  const names = (await readdir(options.dir))
+    .filter((file) => /\.(sql|js|cjs|mjs|ts)$/.test(file) && !file.endsWith('.d.ts'))
+    .map((file) => file.replace(/\.[^.]+$/, ''))
+    .sort();
+  const client = new pg.Client({ connectionString: options.connectionString, connectionTimeoutMillis: 5_000 });
+  await client.connect();
+  try {
+    const table = `${pg.escapeIdentifier(options.schema)}.${pg.escapeIdentifier(options.table ?? 'pgmigrations')}`;
+    const applied = await client.query<{ name: string }>(`SELECT name FROM ${table}`).then(
+      ({ rows }) => new Set(rows.map((row) => row.name)),
+      (error: { code?: string }) => {
+        if (error.code === '42P01' || error.code === '3F000') return new Set<string>(); // no table or no schema yet
+        throw error;
+      },
+    );
+    return names.filter((name) => !applied.has(name));
+  } finally {
+    await client.end();
+  }
 }

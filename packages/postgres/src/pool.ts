@@ -1,3 +1,4 @@
+import { metrics } from '@opentelemetry/api';
 import pg from 'pg';
 
 // int8 (bigint) columns hold money in minor units; every amount we store is
@@ -8,10 +9,41 @@ export type Pool = pg.Pool;
 export type PoolClient = pg.PoolClient;
 export type Queryable = Pick<pg.Pool, 'query'>;
 
+/**
+ * Every open pool of this process, by name, for the gauges below. A pool
+ * that waits for clients (waiting > 0) while idle is 0 is the pool size, not
+ * Postgres, limiting throughput.
+ */
+const openPools = new Map<pg.Pool, { pool: string; max: number }>();
+let gaugesRegistered = false;
+
+/** Registered with the first pool, so the meter provider the telemetry preload installs is the one used. */
+function registerGauges(): void {
+  if (gaugesRegistered) return;
+  gaugesRegistered = true;
+  const meter = metrics.getMeter('@esim/postgres');
+  const total = meter.createObservableGauge('db_pool_connections', { description: 'Connections the pool holds (idle and in use)' });
+  const idle = meter.createObservableGauge('db_pool_idle_connections', { description: 'Connections the pool holds that no query uses' });
+  const waiting = meter.createObservableGauge('db_pool_waiting_requests', { description: 'Queries waiting for a free connection' });
+  const max = meter.createObservableGauge('db_pool_max_connections', { description: 'The pool size' });
+  meter.addBatchObservableCallback(
+    (result) => {
+      for (const [pool, labels] of openPools) {
+        result.observe(total, pool.totalCount, { pool: labels.pool });
+        result.observe(idle, pool.idleCount, { pool: labels.pool });
+        result.observe(waiting, pool.waitingCount, { pool: labels.pool });
+        result.observe(max, labels.max, { pool: labels.pool });
+      }
+    },
+    [total, idle, waiting, max],
+  );
+}
+
 export function createPool(connectionString: string, options: { max?: number; applicationName: string }): pg.Pool {
+  const size = options.max ?? 10;
   const pool = new pg.Pool({
     connectionString,
-    max: options.max ?? 10,
+    max: size,
     application_name: options.applicationName,
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
@@ -20,6 +52,13 @@ export function createPool(connectionString: string, options: { max?: number; ap
   // An idle client losing its connection must not crash the process; the
   // pool replaces it and readiness reports the outage.
   pool.on('error', () => {});
+  registerGauges();
+  openPools.set(pool, { pool: options.applicationName, max: size });
+  const end = pool.end.bind(pool);
+  pool.end = ((callback?: () => void) => {
+    openPools.delete(pool);
+    return callback ? end(callback) : end();
+  }) as typeof pool.end;
   return pool;
 }
 

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { AppError, problemBody } from '@esim/errors';
 import { serveMetrics } from '@esim/telemetry';
 
 /** A dependency the process cannot serve without; it throws when unreachable. */
@@ -53,14 +54,14 @@ export async function startHealthServer(options: { port: number; host?: string; 
         const ok = ready && !shuttingDown;
         const body = ok
           ? { status: 'ready', checks }
-          : { type: '/problems/unavailable', title: 'Service unavailable', status: 503, code: 'UNAVAILABLE', detail: shuttingDown ? 'shutting down' : 'a dependency is unreachable', checks };
+          : { ...problemBody(new AppError('UNAVAILABLE', shuttingDown ? 'Shutting down.' : 'A dependency is unreachable.')), checks };
         res.writeHead(ok ? 200 : 503, { 'content-type': ok ? 'application/json' : 'application/problem+json' }).end(JSON.stringify(body));
       });
     } else if (path === '/metrics') {
       serveMetrics(req, res);
     } else {
       res.writeHead(404, { 'content-type': 'application/problem+json' }).end(
-        JSON.stringify({ type: '/problems/not-found', title: 'Not found', status: 404, code: 'NOT_FOUND', detail: `No route ${path}` }),
+        JSON.stringify(problemBody(new AppError('NOT_FOUND', `No route ${req.method ?? 'GET'} ${path}.`))),
       );
     }
   });

@@ -7,11 +7,14 @@ export interface ShutdownStep {
 
 /**
  * On SIGINT or SIGTERM, runs the steps in order (stop accepting work, stop
- * consumers, drain NATS, close pools) under one deadline (inside Kubernetes'
- * default 30 s grace period), then exits. A step
- * that fails is logged and the rest still run.
+ * consumers, drain NATS, close pools, flush telemetry) under one deadline,
+ * then exits. Kubernetes sends SIGTERM after the preStop pause and kills at
+ * terminationGracePeriodSeconds counted from the pause's start, so the
+ * deadline must fit in what is left with room to spare (deploy/k8s: 5 s
+ * pause + 20 s deadline + 10 s margin = 35 s). A step that fails is logged
+ * and the rest still run.
  */
-export function shutdownOnSignals(logger: Logger, steps: ShutdownStep[], deadlineMs = 25_000): void {
+export function shutdownOnSignals(logger: Logger, steps: ShutdownStep[], deadlineMs = 20_000): void {
   let started = false;
   const shutdown = async (signal: string) => {
     if (started) return;

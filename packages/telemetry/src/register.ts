@@ -7,4 +7,4 @@ import { register } from 'node:module';
 
 register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
 const { startTelemetry } = await import('./sdk.js');
-startTelemetry();
+await startTelemetry();

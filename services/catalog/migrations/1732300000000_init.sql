@@ -25,24 +25,6 @@ CREATE TABLE plans (
 CREATE INDEX plans_countries ON plans USING gin (countries);
 CREATE INDEX plans_created ON plans (created_at DESC, id DESC);
 
-CREATE TABLE outbox (
-  seq bigserial PRIMARY KEY,
-  id text NOT NULL UNIQUE,
-  subject text NOT NULL,
-  payload jsonb NOT NULL,
-  headers jsonb NOT NULL DEFAULT '{}',
-  created_at timestamptz NOT NULL DEFAULT now(),
-  published_at timestamptz
-);
-CREATE INDEX outbox_unpublished ON outbox (seq) WHERE published_at IS NULL;
-
-CREATE TABLE processed_events (
-  consumer text NOT NULL,
-  event_id text NOT NULL,
-  processed_at timestamptz NOT NULL DEFAULT now(),
-  PRIMARY KEY (consumer, event_id)
-);
-
 -- One row per data seed applied, so a seed runs once per database however many replicas start.
 CREATE TABLE seeds (
   name text PRIMARY KEY,
@@ -51,6 +33,4 @@ CREATE TABLE seeds (
 
 -- Down Migration
 DROP TABLE seeds;
-DROP TABLE processed_events;
-DROP TABLE outbox;
 DROP TABLE plans;

@@ -1,16 +1,13 @@
 import { z } from 'zod';
 import { commonEnv, loadConfig } from '@esim/config';
+import { serviceEnv } from '@esim/service';
 
 const schema = z
   .object({
-    NODE_ENV: commonEnv.NODE_ENV,
-    LOG_LEVEL: commonEnv.LOG_LEVEL,
-    DATABASE_URL: commonEnv.DATABASE_URL,
-    NATS_URL: commonEnv.NATS_URL,
-    PLATFORM_NAMESPACE: commonEnv.PLATFORM_NAMESPACE,
-    CURRENCY: commonEnv.CURRENCY,
+    ...serviceEnv(9092),
     GRPC_PORT: commonEnv.port(50052),
-    HEALTH_PORT: commonEnv.port(9092),
+    DATABASE_URL: commonEnv.DATABASE_URL,
+    CURRENCY: commonEnv.CURRENCY,
     /** Load the development catalog at start; unset means "yes, unless production". */
     CATALOG_SEED: z.stringbool().optional(),
     /** Safety-net reload of the in-memory plans, for a change event missed during a NATS outage. */

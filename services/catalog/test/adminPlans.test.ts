@@ -86,9 +86,11 @@ describe('CreatePlan', () => {
     ['name', 'blank', { name: '  ' }],
     ['name', '201 characters', { name: 'x'.repeat(201) }],
     ['countries', 'an empty list', { countries: [] }],
-    ['countries[0]', 'lower case', { countries: ['fr'] }],
-    ['countries[1]', 'not ISO 3166-1', { countries: ['FR', 'XX'] }],
-    ['countries[1]', 'listed twice', { countries: ['FR', 'FR'] }],
+    ['countries.0', 'lower case', { countries: ['fr'] }],
+    ['countries.1', 'not ISO 3166-1', { countries: ['FR', 'XX'] }],
+    ['countries.1', 'listed twice', { countries: ['FR', 'FR'] }],
+    // Kosovo's XK is user-assigned, not ISO-assigned: rejected here as by the gateway (one list, @esim/vocabulary).
+    ['countries.0', 'Kosovo (XK)', { countries: ['XK'] }],
     ['region', 'empty', { region: '' }],
     ['dataMb', '0', { dataMb: 0 }],
     ['validityDays', 'negative', { validityDays: -1 }],
@@ -195,19 +197,18 @@ describe('AdminGetPlan and AdminListPlans', () => {
   it('when filtering by active and country, then only matching plans are listed and counted', async () => {
     const created = await client.createPlan({ plan: newPlan({ countries: ['MC'] }), audit });
     await client.updatePlan({ id: created.id, plan: { active: false }, audit });
-    const inactive = await client.adminListPlans({ active: 'false', page: { page: 1, limit: 100 } });
+    const inactive = await client.adminListPlans({ active: false, page: { page: 1, limit: 100 } });
     expect(inactive.plans.every((p) => !p.active)).toBe(true);
     expect(inactive.plans.map((p) => p.id)).toContain(created.id);
     expect(inactive.total).toBe(inactive.plans.length);
-    const active = await client.adminListPlans({ active: 'true', page: { page: 1, limit: 100 } });
+    const active = await client.adminListPlans({ active: true, page: { page: 1, limit: 100 } });
     expect(active.plans.every((p) => p.active)).toBe(true);
     const monaco = await client.adminListPlans({ country: 'MC', page: { page: 1, limit: 100 } });
     expect(monaco.plans.map((p) => p.id)).toEqual([created.id]);
-    expect((await client.adminListPlans({ country: 'MC', active: 'true' })).total).toBe(0);
+    expect((await client.adminListPlans({ country: 'MC', active: true })).total).toBe(0);
   });
 
-  it('when the active filter is not true/false, or the country is not a code, then it is a VALIDATION_ERROR naming the field', async () => {
-    await expect(client.adminListPlans({ active: 'yes' })).rejects.toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ path: 'active' }] });
+  it('when the country filter is not a code, then it is a VALIDATION_ERROR naming the field', async () => {
     await expect(client.adminListPlans({ country: 'ZZ' })).rejects.toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ path: 'country' }] });
   });
 });

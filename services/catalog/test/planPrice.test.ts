@@ -1,5 +1,6 @@
 // Protects GetPlanPrice, the one price the orders service charges: it must equal what ListPlans showed the same tier, and refuse plans not on sale.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tiers } from '@esim/vocabulary';
 import { createTestEnv, type CatalogClient, type TestEnv } from './support/testEnv.js';
 
 let env: TestEnv;
@@ -13,7 +14,7 @@ afterAll(() => env?.cleanup());
 
 describe('GetPlanPrice', () => {
   it('when a tier asks the price of a listed plan, then it is the listed price, with name, currency and supplier SKU', async () => {
-    for (const tier of ['standard', 'premium', 'enterprise']) {
+    for (const tier of tiers) {
       const { plans } = await client.listPlans({ country: 'DE', tier, page: { page: 1, limit: 100 } });
       for (const plan of plans) {
         const price = await client.getPlanPrice({ planId: plan.id, tier });

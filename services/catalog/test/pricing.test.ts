@@ -1,7 +1,8 @@
 // Protects the one pricing formula every order is charged by: tiers pay 100/110/120 % of the floor, rounded half-up in integer cents.
 import { describe, expect, it } from 'vitest';
 import { AppError } from '@esim/errors';
-import { priceForTier, parseTier, type Tier } from '../src/domain/pricing.js';
+import type { Tier } from '@esim/vocabulary';
+import { priceForTier, parseTier } from '../src/domain/pricing.js';
 
 /** The contract's formula, computed independently with bigint: (F × percent + 50) div 100. */
 function reference(floor: number, percent: bigint): number {

@@ -39,7 +39,7 @@ describe('development catalog', () => {
     const before = await planRows();
     const third = await env.start();
     expect(await planRows()).toBe(before);
-    expect(third.app.cache.size()).toBe(before);
+    expect(third.app.facts.plans).toBe(before);
   });
 
   it('when the seed is listed, then it has at least 100 plans over at least 40 countries, with regional plans for every region', async () => {
@@ -67,7 +67,7 @@ describe('development catalog', () => {
   });
 
   it('when the catalog is up, then /readyz reports postgres and nats reachable', async () => {
-    const response = await fetch(`http://127.0.0.1:${first.app.healthPort}/readyz`);
+    const response = await fetch(`http://127.0.0.1:${first.app.ports.health}/readyz`);
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ status: 'ready', checks: { postgres: 'ok', nats: 'ok' } });
   });

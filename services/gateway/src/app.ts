@@ -1,32 +1,43 @@
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
-import { connectNats, namespace, startConsumer, type NatsConnection, type RunningConsumer } from '@esim/events';
-import { createClient } from '@esim/grpc';
-import { catalogV1, partnersV1 } from '@esim/proto';
-import type { ReadinessCheck, ShutdownStep } from '@esim/runtime';
-import type { Logger } from '@esim/telemetry';
+import type { ReadinessCheck } from '@esim/runtime';
+import { defineService, type ServiceContext } from '@esim/service';
 import { requireAdminToken } from './auth/adminAuth.js';
 import { requireApiKey, type ApiKeyAuthDeps } from './auth/apiKeyAuth.js';
 import { CredentialCache } from './auth/credentialCache.js';
+import { startCredentialEvictions } from './auth/credentialEvictions.js';
+import { LocalCredentials } from './auth/localCredentials.js';
 import { PortalTokens } from './auth/portalAuth.js';
 import { RateLimit } from './auth/rateLimits.js';
-import type { Config } from './config.js';
+import { connectBackends } from './backends.js';
+import { startCatalogChanges } from './cache/catalogChanges.js';
+import { announcingPlanWrites, CatalogVersion } from './cache/catalogVersion.js';
+import { RenderedResponses } from './cache/renderedResponses.js';
+import { readConfig, type Config } from './config.js';
 import { adminComponents, publicComponents } from './http/components.js';
 import { createApp } from './http/createApp.js';
+import { serveWebApp } from './http/staticApps.js';
 import { adminAuditRoute } from './routes/admin/audit.js';
 import { adminKeyRoutes } from './routes/admin/keys.js';
+import { adminOrderRoutes } from './routes/admin/orders.js';
 import { adminPartnerRoutes } from './routes/admin/partners.js';
 import { adminPlanRoutes } from './routes/admin/plans.js';
-import type { RouteDeps } from './routes/deps.js';
+import { adminWalletRoutes } from './routes/admin/wallet.js';
+import { adminWebhookDeliveryRoutes } from './routes/admin/webhookDeliveries.js';
+import { partnerDoors } from './routes/partnerDoors.js';
 import { catalogRoute } from './routes/public/catalog.js';
 import { loginRoute } from './routes/public/login.js';
 import { meRoutes } from './routes/public/me.js';
+import { orderRoutes } from './routes/public/orders.js';
 import { registerRoute } from './routes/public/register.js';
+import { walletRoutes } from './routes/public/wallet.js';
+import { webhookRoutes } from './routes/public/webhooks.js';
 
 export interface Gateway {
   publicApp: FastifyInstance;
   adminApp: FastifyInstance;
-  shutdownSteps: ShutdownStep[];
+  /** /readyz answers 503 from now on, so load balancers drain this replica first. */
+  markShuttingDown(): void;
 }
 
 /**
@@ -34,53 +45,52 @@ export interface Gateway {
  * /api/v1 and the admin API under /admin/v1, each with its own OpenAPI
  * document. Tests call this and use `inject`; main.ts listens.
  */
-export async function buildGateway(config: Config, logger: Logger): Promise<Gateway> {
-  // Fail fast rather than queue: a request should get 503 while Redis is down, not hang.
-  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true });
+export async function buildGateway({ config, logger, nc, ns: subjects, consume, own }: ServiceContext<Config>): Promise<Gateway> {
+  // Fail fast rather than queue: a request should get 503 while Redis is down, not hang. Commands
+  // issued in the same tick (a request's rate-limit count and catalog version) share one write.
+  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true, enableAutoPipelining: true });
   redis.on('error', (error) => logger.warn({ err: error }, 'redis error'));
   await redis.connect();
-  const partners = createClient(partnersV1.PartnersService, config.PARTNERS_ADDR);
-  const catalog = createClient(catalogV1.CatalogService, config.CATALOG_ADDR);
-  const nc: NatsConnection = await connectNats(config.NATS_URL, 'gateway');
+  own('redis', { stop: () => redis.quit() });
+  const backends = connectBackends(config);
+  own('grpc clients', { stop: () => backends.close() });
+  const { partners, catalog, wallet, orders, webhooks } = backends;
   const ns = config.PLATFORM_NAMESPACE;
 
   const cache = new CredentialCache(redis, ns, partners);
+  const credentials = new LocalCredentials(cache);
+  own('credential evictions', startCredentialEvictions({ nc, ns: subjects, shared: cache, local: credentials, logger }));
   const apiKeyDeps: ApiKeyAuthDeps = {
-    cache,
+    credentials,
     limit: new RateLimit(redis, `${ns}:gateway:rl:key`, config.RATE_LIMIT_PER_KEY),
     redis,
     namespace: ns,
     partners,
     logger,
   };
-  const deps: RouteDeps = {
-    config,
-    logger,
-    partners,
-    catalog,
-    tokens: new PortalTokens(config.JWT_SECRET, config.JWT_ISSUER),
-    registerLimit: new RateLimit(redis, `${ns}:gateway:rl:register`, config.REGISTER_RATE_LIMIT),
-    loginFailures: new RateLimit(redis, `${ns}:gateway:rl:login`, config.LOGIN_FAILURE_LIMIT),
-    apiKey: (scope) => requireApiKey(apiKeyDeps, scope),
-  };
+  const tokens = new PortalTokens(config.JWT_SECRET, config.JWT_ISSUER);
+  const portalToken = tokens.require();
+  const doors = partnerDoors({ apiKey: (scope, alongside) => requireApiKey(apiKeyDeps, scope, alongside), portalToken, partners });
+  const renderedCatalog = { responses: new RenderedResponses(), version: new CatalogVersion(redis, ns) };
+  own('catalog changes', startCatalogChanges({ nc, ns: subjects, responses: renderedCatalog.responses, logger }));
+  const allowInsecureWebhookUrls = config.WEBHOOK_ALLOW_INSECURE_URLS;
 
   // Revocations, suspensions and tier changes evict cached credentials on every replica.
-  const evictions: RunningConsumer = await startConsumer({
-    nc,
-    ns: namespace(ns),
-    logger,
-    spec: { durable: 'gateway_credentials', type: 'partners.credentials.changed', ackWaitMs: 10_000, maxDeliver: 50, retryDelayMs: () => 500 },
-    handle: (event) => cache.evict(event.data.prefixes),
-  });
+  await consume(
+    { durable: 'gateway_credentials', type: 'partners.credentials.changed', ackWaitMs: 10_000, maxDeliver: 50, retryDelayMs: () => 500, exactlyOnce: false },
+    async (event) => {
+      await cache.evict(event.data.prefixes);
+      credentials.evict(event.data.prefixes);
+    },
+  );
 
   let shuttingDown = false;
+  // Only the gateway's own dependencies: a backend that is down fails its routes with 503, not the whole listener (§1).
   const readiness: ReadinessCheck[] = [
     { name: 'redis', check: () => redis.ping() },
     { name: 'nats', check: () => nc.flush() },
-    { name: 'partners', check: () => partners.ready() },
-    { name: 'catalog', check: () => catalog.ready() },
   ];
-  const common = { logger, readiness, isShuttingDown: () => shuttingDown };
+  const common = { logger, readiness, isShuttingDown: () => shuttingDown, trustProxy: config.TRUST_PROXY };
 
   const publicApp = await createApp({
     ...common,
@@ -96,20 +106,24 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
   });
   await publicApp.register(
     async (api) => {
-      registerRoute(api, deps);
-      loginRoute(api, deps);
-      meRoutes(api, deps);
-      catalogRoute(api, deps);
+      registerRoute(api, { partners, registerLimit: new RateLimit(redis, `${ns}:gateway:rl:register`, config.REGISTER_RATE_LIMIT), allowInsecureWebhookUrls });
+      loginRoute(api, { partners, tokens, loginFailures: new RateLimit(redis, `${ns}:gateway:rl:login`, config.LOGIN_FAILURE_LIMIT) });
+      meRoutes(api, { partners, portalToken, allowInsecureWebhookUrls });
+      catalogRoute(api, { catalog, doors, rendered: renderedCatalog });
+      walletRoutes(api, { wallet, doors });
+      orderRoutes(api, { orders, doors });
+      webhookRoutes(api, { webhooks, doors });
     },
     { prefix: '/api/v1' },
   );
+  await serveWebApp(publicApp, 'portal');
 
   const adminApp = await createApp({
     ...common,
     name: 'admin',
     components: adminComponents,
     title: 'Admin API',
-    description: 'Operator API: partner review, keys, plans and the audit log. Every mutating call is audited with the optional X-Operator header.',
+    description: 'Operator API: partner review, keys, plans, wallets, orders and the audit log. Every mutating call is audited with the optional X-Operator header.',
     securitySchemes: { adminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' } },
   });
   await adminApp.register(
@@ -118,25 +132,36 @@ export async function buildGateway(config: Config, logger: Logger): Promise<Gate
         route.schema = { ...route.schema, security: [{ adminToken: [] }] };
       });
       admin.addHook('onRequest', requireAdminToken(config.ADMIN_TOKEN));
-      adminPartnerRoutes(admin, deps);
-      adminKeyRoutes(admin, deps);
-      adminAuditRoute(admin, deps);
-      adminPlanRoutes(admin, deps);
+      adminPartnerRoutes(admin, { partners, wallet, allowInsecureWebhookUrls });
+      adminKeyRoutes(admin, { partners });
+      adminAuditRoute(admin, { partners });
+      adminPlanRoutes(admin, { catalog: announcingPlanWrites(catalog, { ...renderedCatalog, logger }) });
+      adminWalletRoutes(admin, { partners, wallet });
+      adminOrderRoutes(admin, { orders });
+      adminWebhookDeliveryRoutes(admin, { webhooks });
     },
     { prefix: '/admin/v1' },
   );
+  await serveWebApp(adminApp, 'console');
 
-  return {
-    publicApp,
-    adminApp,
-    shutdownSteps: [
-      { name: 'readiness', run: () => void (shuttingDown = true) },
-      { name: 'public listener', run: () => publicApp.close() },
-      { name: 'admin listener', run: () => adminApp.close() },
-      { name: 'credential evictions', run: () => evictions.stop() },
-      { name: 'nats', run: () => nc.drain() },
-      { name: 'grpc clients', run: () => (partners.close(), catalog.close()) },
-      { name: 'redis', run: () => redis.quit() },
-    ],
-  };
+  return { publicApp, adminApp, markShuttingDown: () => void (shuttingDown = true) };
 }
+
+/** The partner API and the admin API: authenticates, checks scope, validates, calls one gRPC method, serializes. */
+export const gatewayService = defineService({
+  name: 'gateway',
+  config: readConfig,
+  async start(context) {
+    const { publicApp, adminApp, markShuttingDown } = await buildGateway(context);
+    const { config } = context;
+    const listener = (name: string, app: FastifyInstance, port: number) => ({
+      name,
+      listen: async () => {
+        await app.listen({ port, host: config.HOST });
+        return (app.server.address() as { port: number }).port;
+      },
+      close: () => app.close(),
+    });
+    return { http: [listener('public', publicApp, config.PORT), listener('admin', adminApp, config.ADMIN_PORT)], markShuttingDown };
+  },
+});

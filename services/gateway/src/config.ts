@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { commonEnv, durationMs, loadConfig, withDevSecrets } from '@esim/config';
+import { booleanFlag, commonEnv, durationMs, loadConfig, withDevSecrets } from '@esim/config';
+import { grpcAddress, runtimeEnv } from '@esim/service';
 
 /** `100/1s` → { points: 100, durationMs: 1000 }. */
 const rateLimit = z.string().transform((text, ctx) => {
@@ -14,7 +15,27 @@ const rateLimit = z.string().transform((text, ctx) => {
   return { points, durationMs: windowMs };
 });
 
-const booleanFlag = z.enum(['true', 'false']).transform((value) => value === 'true');
+
+/**
+ * Which proxies in front of the gateway may set X-Forwarded-For, as fastify's
+ * `trustProxy` takes it: `false` (default: the peer is the client), a hop
+ * count (`1` behind one ingress), or addresses/CIDRs of the proxies
+ * (`10.0.0.0/8,fd00::/8`). Never `true` behind an ingress that appends: the
+ * left-most address is whatever the client wrote, and per-address limits
+ * (register) would key on it.
+ */
+const trustProxy = z
+  .string()
+  .trim()
+  .transform((text, ctx): boolean | number | string[] => {
+    if (text === '' || text === 'false') return false;
+    if (text === 'true') return true;
+    if (/^\d+$/.test(text)) return Number(text);
+    const entries = text.split(',').map((entry) => entry.trim());
+    if (entries.every((entry) => /^[0-9a-f.:]+(\/\d{1,3})?$/i.test(entry))) return entries;
+    ctx.addIssue({ code: 'custom', message: 'must be false, true, a hop count, or comma-separated proxy addresses/CIDRs' });
+    return z.NEVER;
+  });
 
 const schema = z
   .object({
@@ -24,11 +45,17 @@ const schema = z
     NATS_URL: commonEnv.NATS_URL,
     PLATFORM_NAMESPACE: commonEnv.PLATFORM_NAMESPACE,
     CURRENCY: commonEnv.CURRENCY,
+    ...runtimeEnv,
     HOST: z.string().default('0.0.0.0'),
+    TRUST_PROXY: trustProxy.default(false),
     PORT: commonEnv.port(8080),
     ADMIN_PORT: commonEnv.port(8081),
-    PARTNERS_ADDR: z.string().default('127.0.0.1:50051'),
-    CATALOG_ADDR: z.string().default('127.0.0.1:50052'),
+    // The backends; each one down makes only its own routes answer 503 (§1).
+    PARTNERS_ADDR: grpcAddress('127.0.0.1:50051'),
+    CATALOG_ADDR: grpcAddress('127.0.0.1:50052'),
+    WALLET_ADDR: grpcAddress('127.0.0.1:50053'),
+    ORDERS_ADDR: grpcAddress('127.0.0.1:50054'),
+    WEBHOOKS_ADDR: grpcAddress('127.0.0.1:50055'),
     ADMIN_TOKEN: z.string().min(24, 'must be at least 24 characters'),
     JWT_SECRET: z.base64().refine((v) => Buffer.from(v, 'base64').length >= 32, 'must be base64 of at least 32 bytes'),
     JWT_ISSUER: z.string().default('esim-platform'),

@@ -1,13 +1,4 @@
 -- Up Migration
--- The consumer's idempotency record (same shape as every service's): an event
--- id here means its mail was handed to the SMTP server (or written) and committed.
-CREATE TABLE processed_events (
-  consumer text NOT NULL,
-  event_id text NOT NULL,
-  processed_at timestamptz NOT NULL DEFAULT now(),
-  PRIMARY KEY (consumer, event_id)
-);
-
 -- What was sent, for operators answering "did the partner get the mail?".
 -- Never the body or a secret: the recipient is masked, the content is named by its template.
 CREATE TABLE sent_messages (
@@ -21,4 +12,3 @@ CREATE INDEX sent_messages_sent_at ON sent_messages (sent_at DESC);
 
 -- Down Migration
 DROP TABLE sent_messages;
-DROP TABLE processed_events;

@@ -2,17 +2,14 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { commonEnv, loadConfig, varDir, withDevSecrets } from '@esim/config';
 import { generateDataKey } from '@esim/crypto';
+import { serviceEnv } from '@esim/service';
 
 /** An empty variable (`SMTP_URL=`) means "unset", as it does in a shell or a compose file. */
 const optional = <T extends z.ZodType>(inner: T) => z.preprocess((value) => (value === '' ? undefined : value), inner.optional());
 
 const schema = z.object({
-  NODE_ENV: commonEnv.NODE_ENV,
-  LOG_LEVEL: commonEnv.LOG_LEVEL,
+  ...serviceEnv(9093),
   DATABASE_URL: commonEnv.DATABASE_URL,
-  NATS_URL: commonEnv.NATS_URL,
-  PLATFORM_NAMESPACE: commonEnv.PLATFORM_NAMESPACE,
-  HEALTH_PORT: commonEnv.port(9093),
   /** `smtp://host:port` (or `smtps://user:pass@host:port`); unset: each mail becomes an .eml file under MAIL_DIR. */
   SMTP_URL: optional(z.url({ protocol: /^smtps?$/, error: 'must be smtp://host:port or smtps://host:port' })),
   MAIL_FROM: z.string().min(3).default('Partner Platform <no-reply@localhost>'),

@@ -9,7 +9,7 @@ import type { EventData } from '@esim/events';
 import { startMailerProcess, type MailerProcess } from './support/mailerProcess.js';
 import { startSmtpSink, type SmtpSink } from './support/smtpSink.js';
 import { createTestPlatform, type TestPlatform } from './support/testPlatform.js';
-import { until } from './support/until.js';
+import { until } from '@esim/testing';
 
 const dataKeyBase64 = generateDataKey();
 const dataKey = parseDataKey(dataKeyBase64);

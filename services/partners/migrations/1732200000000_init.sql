@@ -40,27 +40,7 @@ CREATE TABLE audit_log (
 );
 CREATE INDEX audit_log_created ON audit_log (created_at DESC, id DESC);
 
-CREATE TABLE outbox (
-  seq bigserial PRIMARY KEY,
-  id text NOT NULL UNIQUE,
-  subject text NOT NULL,
-  payload jsonb NOT NULL,
-  headers jsonb NOT NULL DEFAULT '{}',
-  created_at timestamptz NOT NULL DEFAULT now(),
-  published_at timestamptz
-);
-CREATE INDEX outbox_unpublished ON outbox (seq) WHERE published_at IS NULL;
-
-CREATE TABLE processed_events (
-  consumer text NOT NULL,
-  event_id text NOT NULL,
-  processed_at timestamptz NOT NULL DEFAULT now(),
-  PRIMARY KEY (consumer, event_id)
-);
-
 -- Down Migration
-DROP TABLE processed_events;
-DROP TABLE outbox;
 DROP TABLE audit_log;
 DROP TABLE api_keys;
 DROP TABLE partners;

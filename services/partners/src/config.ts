@@ -1,15 +1,12 @@
 import { z } from 'zod';
 import { commonEnv, loadConfig, withDevSecrets } from '@esim/config';
 import { generateDataKey } from '@esim/crypto';
+import { serviceEnv } from '@esim/service';
 
 const schema = z.object({
-  NODE_ENV: commonEnv.NODE_ENV,
-  LOG_LEVEL: commonEnv.LOG_LEVEL,
-  DATABASE_URL: commonEnv.DATABASE_URL,
-  NATS_URL: commonEnv.NATS_URL,
-  PLATFORM_NAMESPACE: commonEnv.PLATFORM_NAMESPACE,
+  ...serviceEnv(9091),
   GRPC_PORT: commonEnv.port(50051),
-  HEALTH_PORT: commonEnv.port(9091),
+  DATABASE_URL: commonEnv.DATABASE_URL,
   DATA_ENCRYPTION_KEY: z.base64().refine((value) => Buffer.from(value, 'base64').length === 32, 'must be base64 of 32 bytes'),
   /** scrypt cost; tests lower it to keep the suite fast, production keeps the default. */
   PASSWORD_HASH_COST: z.coerce

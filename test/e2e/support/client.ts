@@ -1,6 +1,6 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { request } from 'node:http';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import type { ReceivedMail } from './smtpSink.js';
 
 export const platform = inject('platform');
@@ -56,6 +56,40 @@ export const admin = <T = any>(path: string, options: CallOptions = {}) =>
 export const control = <T = any>(path: string, method = 'GET') => call<T>(platform.controlUrl, path, { method });
 
 export const withKey = (key: string) => ({ headers: { authorization: `Bearer ${key}` } });
+export const withToken = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
+
+// The e2e platform allows 100 requests per 10 s per key; paced calls keep each key at 90 per 10.5 s, so a 429 is never the caller's own doing.
+const keyUse = new Map<string, number[]>();
+async function pace(key: string): Promise<void> {
+  for (;;) {
+    const now = Date.now();
+    const recent = (keyUse.get(key) ?? []).filter((at) => now - at < 10_500);
+    if (recent.length < 90) {
+      keyUse.set(key, [...recent, now]);
+      return;
+    }
+    await new Promise((r) => setTimeout(r, recent[0]! + 10_500 - now));
+  }
+}
+
+/** A partner API call with an API key, paced under the key's rate limit. */
+export async function asKey<T = any>(key: string, path: string, options: CallOptions = {}): Promise<Answer<T>> {
+  await pace(key);
+  return api<T>(path, { ...options, headers: { authorization: `Bearer ${key}`, ...options.headers } });
+}
+
+/** Asserts a §3 problem+json answer with this status and code. */
+export function expectProblem(answer: Answer, status: number, code: string): void {
+  expect({ status: answer.status, code: answer.body?.code }, answer.text).toEqual({ status, code });
+  expect(answer.headers['content-type']).toMatch(/^application\/problem\+json/);
+  expect(answer.body).toMatchObject({ type: `/problems/${code.toLowerCase().replaceAll('_', '-')}`, requestId: answer.headers['x-request-id'] });
+}
+
+/** Asserts 400 VALIDATION_ERROR whose `errors[]` names `path`. */
+export function expectInvalidField(answer: Answer, path: string): void {
+  expectProblem(answer, 400, 'VALIDATION_ERROR');
+  expect((answer.body.errors as Array<{ path: string }>).map((e) => e.path)).toContain(path);
+}
 
 /** A loopback address no other test uses, for the per-address register limit. */
 export function freshSourceAddress(): string {
@@ -66,13 +100,13 @@ export function uniqueEmail(label = 'partner'): string {
   return `${label}-${randomBytes(5).toString('hex')}@example.test`;
 }
 
-export async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 10_000): Promise<T> {
+export async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 10_000, intervalMs = 100): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
 

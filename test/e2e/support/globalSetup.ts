@@ -10,6 +10,8 @@ import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startPlatform, type Platform } from '../../../scripts/launcher/platform.js';
+import { addressEnv, freePorts, portEnv, readinessPort, services } from '../../../scripts/launcher/services.js';
+import { startSuiteNats } from './natsServer.js';
 import { repoRoot, startService, stopService, waitUntilReady, type Running } from '../../../scripts/launcher/supervisor.js';
 import { cleanUp } from './cleanUp.js';
 import { startOtlpSink } from './otlpSink.js';
@@ -25,6 +27,11 @@ export interface PlatformInfo {
   logDir: string;
   /** The portal JWT key, so tests can mint expired tokens. */
   jwtSecret: string;
+  /** True when the suite runs its own NATS server and `POST /nats/restart` on the control server works. */
+  natsRestartable: boolean;
+  /** Every service's ports, by service name and port kind (health, grpc, http, admin). */
+  ports: Record<string, Partial<Record<string, number>>>;
+  natsUrl: string;
 }
 
 declare module 'vitest' {
@@ -49,16 +56,18 @@ export default async function setup(project: TestProject) {
   const namespace = `e2e${suffix}`;
   const databaseUrl = `postgres://postgres@127.0.0.1:5432/esim_e2e_${suffix}`;
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-  const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+  // The suite's own NATS server (when the binary is here), so a test can restart it mid-load.
+  const suiteNats = await startSuiteNats(await freePort(), process.env.NATS_URL ?? 'nats://127.0.0.1:4222');
+  const natsUrl = suiteNats.url;
   const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
   const jwtSecret = randomBytes(32).toString('base64');
   const logDir = join(repoRoot, 'var', 'e2e', namespace);
 
   const smtp = await startSmtpSink();
   const otlp = await startOtlpSink();
-  const [publicPort, adminPort, partnersGrpc, partnersHealth, catalogGrpc, catalogHealth, mailerHealth] = await Promise.all(
-    Array.from({ length: 7 }, freePort),
-  );
+  const ports = await freePorts();
+  const publicPort = ports.gateway!.http!;
+  const adminPort = ports.gateway!.admin!;
   const env = {
     ...process.env,
     NODE_ENV: 'test',
@@ -74,6 +83,18 @@ export default async function setup(project: TestProject) {
     // A 10 s window makes "the 101st request is refused" independent of timing.
     RATE_LIMIT_PER_KEY: '100/10s',
     MAIL_ACK_WAIT_MS: '5000',
+    // The money path, compressed so failures and crashes settle within a test's time.
+    SUPPLIER_LATENCY_MS: '20',
+    PROVISIONING_RETRY_BASE_MS: '200',
+    PROVISIONING_RETRY_MAX_MS: '2000',
+    // A killed worker's messages come back after the ack wait, 4 × (timeout + 5 s) = 28 s: well inside the window.
+    SUPPLIER_TIMEOUT_MS: '2000',
+    PROVISIONING_RETRY_WINDOW_MS: '120000',
+    ORDERS_SWEEP_AFTER_MS: '3000',
+    ORDERS_SWEEP_INTERVAL_MS: '1000',
+    // Webhooks: three quick retries, then failed.
+    WEBHOOK_RETRY_SCHEDULE: '200ms,500ms,1s',
+    WEBHOOK_TIMEOUT_MS: '1500',
     OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
     OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
     OTEL_BSP_SCHEDULE_DELAY: '200',
@@ -81,7 +102,7 @@ export default async function setup(project: TestProject) {
   const startedAt = Date.now();
   const platform: Platform = await startPlatform({
     env,
-    ports: { public: publicPort!, admin: adminPort!, partnersGrpc: partnersGrpc!, partnersHealth: partnersHealth!, catalogGrpc: catalogGrpc!, catalogHealth: catalogHealth!, mailerHealth: mailerHealth! },
+    ports,
     logDir,
     echo: () => {},
   });
@@ -94,7 +115,10 @@ export default async function setup(project: TestProject) {
     const [, kind, name, action] = url.pathname.split('/');
     void (async () => {
       if (req.method === 'GET' && kind === 'mail') return reply(200, smtp.messages);
-      if (req.method === 'GET' && kind === 'spans') return reply(200, otlp.spans);
+      if (req.method === 'GET' && kind === 'spans') {
+        const traceId = url.searchParams.get('traceId');
+        return reply(200, traceId ? otlp.spans.filter((span) => span.traceId === traceId) : otlp.spans);
+      }
       if (req.method === 'POST' && kind === 'services' && name && action === 'kill') {
         await platform.kill(name, url.searchParams.get('signal') === 'SIGTERM' ? 'SIGTERM' : 'SIGKILL');
         return reply(200, { killed: name });
@@ -103,21 +127,40 @@ export default async function setup(project: TestProject) {
         await platform.start(name);
         return reply(200, { started: name });
       }
-      if (req.method === 'POST' && kind === 'replicas' && name === 'gateway') {
-        const [port, admin] = await Promise.all([freePort(), freePort()]);
+      if (req.method === 'POST' && kind === 'nats' && name === 'restart') {
+        await suiteNats.restart(Number(url.searchParams.get('downMs') ?? 1_000));
+        return reply(200, { restarted: 'nats' });
+      }
+      // Another instance of any service, on ports of its own, talking to the same backends.
+      const entry = services.find((candidate) => candidate.name === name);
+      if (req.method === 'POST' && kind === 'replicas' && entry && !action) {
+        const own = Object.fromEntries(await Promise.all(Object.keys(entry.ports).map(async (portKind) => [portKind, await freePort()] as const)));
+        const index = replicas.length;
         const running = startService(
-          {
-            name: 'gateway',
-            env: { PORT: `${port}`, ADMIN_PORT: `${admin}`, PARTNERS_ADDR: `127.0.0.1:${partnersGrpc}`, CATALOG_ADDR: `127.0.0.1:${catalogGrpc}` },
-            readyUrl: `http://127.0.0.1:${port}/readyz`,
-          },
+          { name: entry.name, env: { ...addressEnv(ports), ...portEnv(own) }, readyUrl: `http://127.0.0.1:${readinessPort(entry, own)}/readyz` },
           env,
-          join(logDir, `replica-${replicas.length + 1}`),
+          join(logDir, `replica-${index + 1}`),
           () => {},
         );
         replicas.push(running);
         await waitUntilReady(running, 60_000);
-        return reply(200, { publicUrl: `http://127.0.0.1:${port}`, adminUrl: `http://127.0.0.1:${admin}` });
+        return reply(200, {
+          replica: index,
+          ports: own,
+          ...(own.http ? { publicUrl: `http://127.0.0.1:${own.http}` } : {}),
+          ...(own.admin ? { adminUrl: `http://127.0.0.1:${own.admin}` } : {}),
+        });
+      }
+      // POST /replicas/<index>/kill?signal=SIGKILL|SIGTERM
+      if (req.method === 'POST' && kind === 'replicas' && name && action === 'kill') {
+        const running = replicas[Number(name)];
+        if (!running) return reply(404, { error: `no replica ${name}` });
+        if (url.searchParams.get('signal') === 'SIGTERM') await stopService(running);
+        else {
+          running.child.kill('SIGKILL');
+          await running.exited;
+        }
+        return reply(200, { killed: Number(name) });
       }
       return reply(404, { error: 'unknown control call' });
     })().catch((error: Error) => reply(500, { error: error.message }));
@@ -133,6 +176,9 @@ export default async function setup(project: TestProject) {
     databaseUrl,
     logDir,
     jwtSecret,
+    natsRestartable: suiteNats.restartable,
+    ports,
+    natsUrl,
   });
 
   return async () => {
@@ -142,5 +188,6 @@ export default async function setup(project: TestProject) {
     await smtp.close();
     await otlp.close();
     await cleanUp({ databaseUrl, namespace, redisUrl, natsUrl });
+    await suiteNats.stop();
   };
 }

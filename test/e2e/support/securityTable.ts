@@ -10,9 +10,22 @@ export interface ApiKeyRoute {
   path: string;
   scope: Scope;
   body?: unknown;
+  /** What a valid key with the scope gets when that is not a success (the call reached the service): status and code. */
+  accepted?: { status: number; code: string };
 }
 
-export const apiKeyRoutes: ApiKeyRoute[] = [{ method: 'GET', path: '/partner/catalog', scope: 'catalog:read' }];
+/** Well-formed ids no partner owns, so an authorized call reaches the service and hears its 404. */
+const unknownOrderId = 'ord_01jzzzzzzzzzzzzzzzzzzzzzzz';
+const unknownPlanOrder = { clientRequestId: 'security-table', planId: 'plan_01jzzzzzzzzzzzzzzzzzzzzzzz', email: 'a@example.com', phoneNumber: '+33612345678' };
+
+export const apiKeyRoutes: ApiKeyRoute[] = [
+  { method: 'GET', path: '/partner/catalog', scope: 'catalog:read' },
+  { method: 'GET', path: '/partner/wallet', scope: 'wallet:read' },
+  { method: 'GET', path: '/partner/wallet/ledger', scope: 'wallet:read' },
+  { method: 'POST', path: '/partner/orders', scope: 'orders:write', body: unknownPlanOrder, accepted: { status: 422, code: 'PLAN_NOT_AVAILABLE' } },
+  { method: 'GET', path: '/partner/orders', scope: 'orders:read' },
+  { method: 'GET', path: `/partner/orders/${unknownOrderId}`, scope: 'orders:read', accepted: { status: 404, code: 'ORDER_NOT_FOUND' } },
+];
 
 export interface PortalRoute {
   method: 'GET' | 'PATCH';
@@ -23,6 +36,10 @@ export interface PortalRoute {
 export const portalRoutes: PortalRoute[] = [
   { method: 'GET', path: '/partner/me' },
   { method: 'PATCH', path: '/partner/me', body: { webhookUrl: null } },
+  { method: 'GET', path: '/partner/me/catalog' },
+  { method: 'GET', path: '/partner/me/wallet' },
+  { method: 'GET', path: '/partner/me/wallet/ledger' },
+  { method: 'GET', path: '/partner/me/orders' },
 ];
 
 export const allScopes: Scope[] = ['catalog:read', 'orders:write', 'orders:read', 'wallet:read'];

@@ -1,5 +1,6 @@
 import type { Plan } from './plan.js';
-import { priceForTier, tiers, type Tier } from './pricing.js';
+import { tiers, type Tier } from '@esim/vocabulary';
+import { priceForTier } from './pricing.js';
 
 /** A plan with the price one tier pays for it. */
 export interface PricedPlan {

@@ -1,5 +1,5 @@
 import { validationError, type FieldError } from '@esim/errors';
-import { isCountryCode } from './countries.js';
+import { isCountryCode } from '@esim/vocabulary';
 import type { PlanFields, PlanPatch } from './plan.js';
 
 /**
@@ -58,7 +58,7 @@ function countryErrors(countries: string[]): FieldError[] {
   const errors: FieldError[] = [];
   const seen = new Set<string>();
   countries.forEach((code, index) => {
-    const path = `countries[${index}]`;
+    const path = `countries.${index}`;
     if (!/^[A-Z]{2}$/.test(code)) errors.push({ path, message: 'must be an upper-case ISO 3166-1 alpha-2 code, e.g. FR' });
     else if (!isCountryCode(code)) errors.push({ path, message: `${code} is not an ISO 3166-1 alpha-2 country code` });
     else if (seen.has(code)) errors.push({ path, message: `${code} is listed twice` });

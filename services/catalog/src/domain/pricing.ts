@@ -1,7 +1,5 @@
 import { AppError, validationError } from '@esim/errors';
-
-export const tiers = ['standard', 'premium', 'enterprise'] as const;
-export type Tier = (typeof tiers)[number];
+import { isOneOf, tiers, type Tier } from '@esim/vocabulary';
 
 /** Percent of the floor price each tier pays (contract §5). */
 const tierPercent: Record<Tier, number> = { standard: 100, premium: 110, enterprise: 120 };
@@ -17,16 +15,16 @@ export function priceForTier(floorPrice: number, tier: Tier): number {
     throw new AppError('INTERNAL', `floor price must be a positive integer, got ${floorPrice}`);
   }
   const percent = Object.hasOwn(tierPercent, tier) ? tierPercent[tier] : undefined;
-  if (percent === undefined) throw invalidTier(tier);
+  if (percent === undefined) throw invalidTier();
   return Math.floor((floorPrice * percent + 50) / 100);
 }
 
 /** Narrows a caller's tier string, rejecting anything else as the caller's mistake. */
 export function parseTier(value: string): Tier {
-  if ((tiers as readonly string[]).includes(value)) return value as Tier;
-  throw invalidTier(value);
+  if (isOneOf(tiers, value)) return value;
+  throw invalidTier();
 }
 
-function invalidTier(value: string): AppError {
-  return validationError([{ path: 'tier', message: `must be one of ${tiers.join(', ')} (got "${value}")` }]);
+function invalidTier(): AppError {
+  return validationError([{ path: 'tier', message: `must be one of ${tiers.join(', ')}` }]);
 }

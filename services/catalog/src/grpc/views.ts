@@ -9,8 +9,8 @@ import type { PricedPlan } from '../domain/planCache.js';
  */
 type Init<T> = Omit<T, '$typeName' | '$unknown'>;
 
-/** The partner view: the message has no field for internal prices or the supplier, so none can leak. */
-export function partnerPlanView({ plan, price }: PricedPlan, currency: string): Init<catalogV1.PartnerPlan> {
+/** What partners and operators are both shown; picked field by field, so nothing internal rides along. */
+function planBase(plan: Plan) {
   return {
     id: plan.id,
     name: plan.name,
@@ -18,19 +18,17 @@ export function partnerPlanView({ plan, price }: PricedPlan, currency: string): 
     region: plan.region ?? undefined,
     dataMb: plan.dataMb,
     validityDays: plan.validityDays,
-    wholesalePrice: BigInt(price),
-    currency,
   };
+}
+
+/** The partner view: the message has no field for internal prices or the supplier, so none can leak. */
+export function partnerPlanView({ plan, price }: PricedPlan, currency: string): Init<catalogV1.PartnerPlan> {
+  return { ...planBase(plan), wholesalePrice: BigInt(price), currency };
 }
 
 export function adminPlanView(plan: Plan, currency: string): Init<catalogV1.AdminPlan> {
   return {
-    id: plan.id,
-    name: plan.name,
-    countries: plan.countries,
-    region: plan.region ?? undefined,
-    dataMb: plan.dataMb,
-    validityDays: plan.validityDays,
+    ...planBase(plan),
     floorPrice: BigInt(plan.floorPrice),
     retailPrice: BigInt(plan.retailPrice),
     supplierSku: plan.supplierSku,

@@ -1,17 +1,24 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '@esim/errors';
+import { presentedCredential } from './credentials.js';
 
 const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
 
-/** Every admin route: `Authorization: Bearer <ADMIN_TOKEN>`, compared in constant time. */
+/**
+ * Every admin route: `Authorization: Bearer <ADMIN_TOKEN>`, compared in
+ * constant time (digests of equal length). Missing is UNAUTHENTICATED
+ * (X-Api-Key does not count here); anything else that is not the token is
+ * INVALID_TOKEN.
+ */
 export function requireAdminToken(adminToken: string) {
   const expected = digest(adminToken);
   return async (request: FastifyRequest): Promise<void> => {
-    const authorization = request.headers.authorization;
-    if (!authorization) throw new AppError('UNAUTHENTICATED', 'Send the admin token as Authorization: Bearer <token>.');
-    const [scheme, token] = authorization.split(' ', 2);
-    if (scheme?.toLowerCase() !== 'bearer' || !token || !timingSafeEqual(digest(token), expected)) {
+    const credential = presentedCredential(request);
+    if (!credential || credential.source !== 'authorization') {
+      throw new AppError('UNAUTHENTICATED', 'Send the admin token as Authorization: Bearer <token>.');
+    }
+    if (credential.scheme !== 'bearer' || !timingSafeEqual(digest(credential.token), expected)) {
       throw new AppError('INVALID_TOKEN', 'The admin token is wrong.');
     }
   };

@@ -1,20 +1,24 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
+import { parseKey, secretMatches } from '@esim/api-keys';
 import { AppError } from '@esim/errors';
 import type { ServiceClient } from '@esim/grpc';
 import type { partnersV1 } from '@esim/proto';
 import type { Logger } from '@esim/telemetry';
-import type { CredentialCache } from './credentialCache.js';
+import type { Scope, Tier } from '@esim/vocabulary';
+import type { Credential } from './credentialCache.js';
+import { sendProblem } from '../http/problems.js';
+import { looksLikeJwt, presentedCredential } from './credentials.js';
+import { refusal } from './refusal.js';
 import type { RateLimit } from './rateLimits.js';
 
-export type Scope = 'catalog:read' | 'orders:write' | 'orders:read' | 'wallet:read';
+export type { Scope } from '@esim/vocabulary';
 
 export interface Principal {
   partnerId: string;
   keyId: string;
-  tier: 'standard' | 'premium' | 'enterprise';
-  scopes: string[];
+  tier: Tier;
+  scopes: Scope[];
 }
 
 declare module 'fastify' {
@@ -23,28 +27,9 @@ declare module 'fastify' {
   }
 }
 
-const keyFormat = /^sk_live_([a-z0-9]{12})_([A-Za-z0-9]{32,128})$/;
-const looksLikeJwt = /^eyJ[\w-]*\.[\w-]*\.[\w-]*$/;
-
-/** `Authorization: Bearer …` wins over `X-Api-Key` when both are sent (§4). */
-export function presentedKey(request: FastifyRequest): string | undefined {
-  const authorization = request.headers.authorization;
-  if (authorization) {
-    const [scheme, token] = authorization.split(' ', 2);
-    return scheme?.toLowerCase() === 'bearer' && token ? token.trim() : authorization;
-  }
-  const header = request.headers['x-api-key'];
-  return typeof header === 'string' ? header.trim() : undefined;
-}
-
-function sameHash(secret: string, expectedHex: string): boolean {
-  const actual = createHash('sha256').update(secret, 'utf8').digest();
-  const expected = Buffer.from(expectedHex, 'hex');
-  return actual.length === expected.length && timingSafeEqual(actual, expected);
-}
-
 export interface ApiKeyAuthDeps {
-  cache: CredentialCache;
+  /** The credential of a key prefix: this replica's memory first (auth/localCredentials.ts), then Redis, then the partners service. */
+  credentials: { get(prefix: string): Promise<Credential | null> | Credential | null };
   limit: RateLimit;
   redis: Redis;
   namespace: string;
@@ -53,42 +38,92 @@ export interface ApiKeyAuthDeps {
 }
 
 /**
- * The onRequest hook of every API-key route (before the body is parsed or validated): authenticates the key, counts the
- * request against the key's rate limit, rejects inactive partners and checks
- * the route's scope, in that order, each failure with its §3 code.
+ * Work a route wants done while the key's request is counted (its Redis
+ * round trip): started together, so that with ioredis auto-pipelining a
+ * second Redis read travels in the same write as the rate-limit script.
  */
-export function requireApiKey(deps: ApiKeyAuthDeps, scope: Scope) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-    const presented = presentedKey(request);
-    if (!presented) throw new AppError('UNAUTHENTICATED', 'Send your API key as Authorization: Bearer <key> or X-Api-Key.');
-    if (looksLikeJwt.test(presented)) throw new AppError('INVALID_TOKEN', 'This endpoint takes an API key, not a portal token.');
-    const match = keyFormat.exec(presented);
-    if (!match) throw new AppError('INVALID_API_KEY', 'The API key is malformed.');
-    const [, prefix, secret] = match as unknown as [string, string, string];
-    const credential = await deps.cache.get(prefix);
-    if (!credential || credential.revoked || !sameHash(secret, credential.secretHash)) {
-      throw new AppError('INVALID_API_KEY', 'The API key is unknown or revoked.');
+export type Alongside = (request: FastifyRequest) => Promise<unknown>;
+
+/**
+ * The onRequest hook of every API-key route (before the body is parsed or
+ * validated): authenticates the key, counts the request against the key's
+ * rate limit, rejects inactive partners and checks the route's scope, in that
+ * order, each failure with its §3 code. A portal JWT sent here is
+ * INVALID_TOKEN, so the caller learns it used the wrong credential.
+ */
+export function requireApiKey(deps: ApiKeyAuthDeps, scope: Scope, alongside?: Alongside) {
+  const touched = touchDebounceOf(deps);
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
+    const presented = presentedCredential(request);
+    // Refusals are answered here rather than thrown: the same problem, without fastify's error path.
+    if (!presented) return sendProblem(request, reply, refusal('UNAUTHENTICATED', 'Send your API key as Authorization: Bearer <key> or X-Api-Key.'));
+    if (looksLikeJwt(presented.token)) return sendProblem(request, reply, refusal('INVALID_TOKEN', 'This endpoint takes an API key, not a portal token.'));
+    const key = parseKey(presented.token);
+    if (!key) return sendProblem(request, reply, refusal('INVALID_API_KEY', 'The API key is malformed.'));
+    const credential = await deps.credentials.get(key.prefix);
+    if (!credential || credential.revoked || !secretMatches(key.secret, credential.secretHash)) {
+      return sendProblem(request, reply, refusal('INVALID_API_KEY', 'The API key is unknown or revoked.'));
     }
-    await deps.limit.consume(credential.keyId, reply);
-    if (credential.partnerStatus !== 'approved') throw new AppError('ACCOUNT_NOT_ACTIVE', `The partner account is ${credential.partnerStatus}.`);
-    if (!credential.scopes.includes(scope)) throw new AppError('INSUFFICIENT_SCOPE', `This API key lacks the ${scope} scope.`);
+    if (alongside) {
+      // Both settle before anything is decided, so a refused request leaves no stray promise behind.
+      const [counted] = await Promise.allSettled([deps.limit.consume(credential.keyId, reply), alongside(request)]);
+      if (counted.status === 'rejected') throw counted.reason;
+    } else {
+      await deps.limit.consume(credential.keyId, reply);
+    }
+    if (credential.partnerStatus !== 'approved') return sendProblem(request, reply, refusal('ACCOUNT_NOT_ACTIVE', `The partner account is ${credential.partnerStatus}.`));
+    if (!credential.scopes.includes(scope)) return sendProblem(request, reply, refusal('INSUFFICIENT_SCOPE', `This API key lacks the ${scope} scope.`));
     request.principal = {
       partnerId: credential.partnerId,
       keyId: credential.keyId,
-      tier: credential.tier as Principal['tier'],
+      tier: credential.tier,
       scopes: credential.scopes,
     };
-    void touch(deps, credential.keyId);
+    touched.touch(credential.keyId);
+    return undefined;
   };
 }
 
-/** lastUsedAt to the minute: at most one write per key per minute across all replicas. */
-async function touch(deps: ApiKeyAuthDeps, keyId: string): Promise<void> {
-  try {
-    const first = await deps.redis.set(`${deps.namespace}:gateway:touched:${keyId}`, '1', 'EX', 60, 'NX');
-    if (first === 'OK') await deps.partners.touchApiKey({ keyId });
-  } catch (error) {
-    deps.logger.warn({ err: error, keyId }, 'could not record key use');
+/** One per gateway (every route's hook shares it), so a key is recorded once a minute whichever routes it calls. */
+const debounces = new WeakMap<ApiKeyAuthDeps, TouchDebounce>();
+function touchDebounceOf(deps: ApiKeyAuthDeps): TouchDebounce {
+  let debounce = debounces.get(deps);
+  if (!debounce) debounces.set(deps, (debounce = new TouchDebounce(deps)));
+  return debounce;
+}
+
+/** `lastUsedAt` is kept to the minute (§4). */
+const touchEveryMs = 60_000;
+
+/**
+ * lastUsedAt to the minute: this replica asks Redis at most once a minute per
+ * key (not on every request), and Redis lets one replica a minute through to
+ * the partners service.
+ */
+class TouchDebounce {
+  private readonly lastTouched = new Map<string, number>();
+
+  constructor(private readonly deps: ApiKeyAuthDeps) {}
+
+  touch(keyId: string): void {
+    const now = performance.now();
+    const last = this.lastTouched.get(keyId);
+    if (last !== undefined && now - last < touchEveryMs) return;
+    // Keys not used for a minute are forgotten, so the map holds only the keys in use.
+    if (this.lastTouched.size >= 10_000) for (const [id, at] of this.lastTouched) if (now - at >= touchEveryMs) this.lastTouched.delete(id);
+    this.lastTouched.set(keyId, now);
+    void this.record(keyId);
+  }
+
+  private async record(keyId: string): Promise<void> {
+    try {
+      const first = await this.deps.redis.set(`${this.deps.namespace}:gateway:touched:${keyId}`, '1', 'EX', 60, 'NX');
+      if (first === 'OK') await this.deps.partners.touchApiKey({ keyId });
+    } catch (error) {
+      // Tried again on the key's next request rather than a minute later.
+      this.lastTouched.delete(keyId);
+      this.deps.logger.warn({ err: error, keyId }, 'could not record key use');
+    }
   }
 }
 

@@ -1,16 +1,20 @@
 import type { Redis } from 'ioredis';
+import type { KeyCredential } from '@esim/api-keys';
 import { AppError } from '@esim/errors';
 import type { ServiceClient } from '@esim/grpc';
 import type { partnersV1 } from '@esim/proto';
+import { isOneOf, partnerStatuses, scopes, tiers, type Scope } from '@esim/vocabulary';
 
-export interface Credential {
-  keyId: string;
-  partnerId: string;
-  secretHash: string;
-  scopes: string[];
-  revoked: boolean;
-  partnerStatus: string;
-  tier: string;
+/** A key's credential as the partners service looks it up (one declaration, in @esim/api-keys). */
+export type Credential = KeyCredential;
+
+/** The partners service speaks the same vocabularies; a value outside them is a bug there, not a caller's mistake. */
+function credentialOf(found: partnersV1.ApiKeyCredential): Credential {
+  const { keyId, partnerId, secretHash, revoked, partnerStatus, tier } = found;
+  if (!isOneOf(partnerStatuses, partnerStatus) || !isOneOf(tiers, tier) || !found.scopes.every((s) => isOneOf(scopes, s))) {
+    throw new AppError('INTERNAL', `key ${keyId} has a status, tier or scope outside the vocabulary`);
+  }
+  return { keyId, partnerId, secretHash, scopes: found.scopes as Scope[], revoked, partnerStatus, tier };
 }
 
 const ttlSeconds = 300;
@@ -44,12 +48,14 @@ export class CredentialCache {
     private readonly partners: ServiceClient<typeof partnersV1.PartnersService.method>,
   ) {}
 
+  // `{prefix}` is a Redis Cluster hash tag: a key's entry and its fence share a
+  // slot, as the fill script (which reads one and writes the other) requires.
   private key(prefix: string): string {
-    return `${this.namespace}:gateway:credential:${prefix}`;
+    return `${this.namespace}:gateway:credential:{${prefix}}`;
   }
 
   private fence(prefix: string): string {
-    return `${this.namespace}:gateway:credential-evicted:${prefix}`;
+    return `${this.namespace}:gateway:credential-evicted:{${prefix}}`;
   }
 
   /** The credential for a key prefix, or null when no key has it. */
@@ -58,27 +64,18 @@ export class CredentialCache {
     if (cached) return cached === 'unknown' ? null : (JSON.parse(cached) as Credential);
     let credential: Credential | null;
     try {
-      const found = await this.partners.lookupApiKey({ prefix });
-      credential = {
-        keyId: found.keyId,
-        partnerId: found.partnerId,
-        secretHash: found.secretHash,
-        scopes: found.scopes,
-        revoked: found.revoked,
-        partnerStatus: found.partnerStatus,
-        tier: found.tier,
-      };
+      credential = credentialOf(await this.partners.lookupApiKey({ prefix }));
     } catch (error) {
       if (!(error instanceof AppError) || error.code !== 'NOT_FOUND') throw error;
       credential = null;
     }
     await this.redis
       .eval(
-      fillScript,
-      2,
-      this.key(prefix),
-      this.fence(prefix),
-      credential ? JSON.stringify(credential) : 'unknown',
+        fillScript,
+        2,
+        this.key(prefix),
+        this.fence(prefix),
+        credential ? JSON.stringify(credential) : 'unknown',
         credential ? ttlSeconds : unknownTtlSeconds,
       )
       .catch(redisUnavailable);
@@ -87,11 +84,7 @@ export class CredentialCache {
 
   async evict(prefixes: string[]): Promise<void> {
     if (prefixes.length === 0) return;
-    const pipeline = this.redis.multi();
-    for (const prefix of prefixes) {
-      pipeline.set(this.fence(prefix), '1', 'PX', evictionFenceMs);
-      pipeline.del(this.key(prefix));
-    }
-    await pipeline.exec();
+    // One transaction per prefix: on Redis Cluster a MULTI may only touch one slot.
+    await Promise.all(prefixes.map((prefix) => this.redis.multi().set(this.fence(prefix), '1', 'PX', evictionFenceMs).del(this.key(prefix)).exec()));
   }
 }

@@ -1,6 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { jwtVerify, SignJWT } from 'jose';
+import { looksLikeKey } from '@esim/api-keys';
 import { AppError } from '@esim/errors';
+import { presentedCredential } from './credentials.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -33,19 +35,20 @@ export class PortalTokens {
       .sign(this.key);
   }
 
-  /** The onRequest hook of portal routes (`/partner/me*`). */
+  /**
+   * The onRequest hook of portal routes (`/partner/me*`): Bearer JWT only. An
+   * API key, in either header, is INVALID_TOKEN with a message that says so.
+   */
   require() {
     return async (request: FastifyRequest): Promise<void> => {
-      const authorization = request.headers.authorization;
-      if (!authorization) {
-        if (request.headers['x-api-key']) throw new AppError('INVALID_TOKEN', 'This endpoint takes a portal token, not an API key.');
-        throw new AppError('UNAUTHENTICATED', 'Send your portal token as Authorization: Bearer <token>.');
+      const credential = presentedCredential(request);
+      if (!credential) throw new AppError('UNAUTHENTICATED', 'Send your portal token as Authorization: Bearer <token>.');
+      if (credential.source === 'x-api-key' || looksLikeKey(credential.token)) {
+        throw new AppError('INVALID_TOKEN', 'This endpoint takes a portal token, not an API key.');
       }
-      const [scheme, token] = authorization.split(' ', 2);
-      if (scheme?.toLowerCase() !== 'bearer' || !token) throw new AppError('INVALID_TOKEN', 'Use Authorization: Bearer <token>.');
-      if (token.startsWith('sk_live_')) throw new AppError('INVALID_TOKEN', 'This endpoint takes a portal token, not an API key.');
+      if (credential.scheme !== 'bearer') throw new AppError('INVALID_TOKEN', 'Use Authorization: Bearer <token>.');
       try {
-        const { payload } = await jwtVerify(token, this.key, { issuer: this.issuer, audience, algorithms: ['HS256'] });
+        const { payload } = await jwtVerify(credential.token, this.key, { issuer: this.issuer, audience, algorithms: ['HS256'] });
         if (!payload.sub) throw new Error('no subject');
         request.portalPartnerId = payload.sub;
       } catch {

@@ -3,11 +3,12 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { createJsonSchemaTransform, createJsonSchemaTransformObject, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
-import { AppError } from '@esim/errors';
+import { AppError, problemBody } from '@esim/errors';
 import { newId } from '@esim/ids';
 import { runReadiness, type ReadinessCheck } from '@esim/runtime';
 import { metrics, serveMetrics, type Logger } from '@esim/telemetry';
 import { sendProblem, toAppError } from './problems.js';
+import { traceRequests } from './serverSpans.js';
 
 const saneRequestId = /^[A-Za-z0-9._:-]{1,128}$/;
 const bodyLimitBytes = 16 * 1024;
@@ -26,7 +27,14 @@ export interface ListenerOptions {
   securitySchemes: Record<string, unknown>;
   /** Named components of this listener's OpenAPI document. */
   components: z.core.$ZodRegistry<{ id: string }>;
+  /** fastify's trustProxy (TRUST_PROXY): whose X-Forwarded-For sets `request.ip`. */
+  trustProxy?: boolean | number | string[];
 }
+
+/** Kubelet probes and Prometheus scrapes: one line each at debug, so info logs hold only real traffic. */
+const probePaths = new Set(['/healthz', '/readyz', '/metrics']);
+
+const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
 
 /**
  * A fastify instance with everything both listeners share: request ids,
@@ -37,6 +45,8 @@ export async function createApp(options: ListenerOptions): Promise<FastifyInstan
   const app = Fastify({
     loggerInstance: options.logger.child({ listener: options.name }) as FastifyBaseLogger,
     bodyLimit: bodyLimitBytes,
+    // A hop count trusts that many proxies nearest to us (proxy-addr's rule, which fastify's types only take as a function).
+    trustProxy: typeof options.trustProxy === 'number' ? trustHops(options.trustProxy) : (options.trustProxy ?? false),
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -44,8 +54,14 @@ export async function createApp(options: ListenerOptions): Promise<FastifyInstan
     },
     // We log one line per request ourselves (onResponse), with the route and status.
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
-    routerOptions: { ignoreTrailingSlash: true },
+    // Long ids still reach their route, which answers its own 404 (ORDER_NOT_FOUND), not a generic one.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1_000 },
   });
+  // Per-request state set by the auth hooks, declared up front so every request has the same shape.
+  // (auth/* types the first two; the dependency-list overload takes null whatever their declared type.)
+  app.decorateRequest('principal', null, []);
+  app.decorateRequest('portalPartnerId', null, []);
+  app.decorateRequest('account', null, []);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
@@ -57,17 +73,23 @@ export async function createApp(options: ListenerOptions): Promise<FastifyInstan
     defaultJsonParser(request, body as string, done);
   });
 
-  app.addHook('onRequest', async (request, reply) => {
+  // First, so that every later hook and the handler run in the request's trace context.
+  traceRequests(app);
+  // Callback-style hooks: no promise per request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     requestDuration.record(reply.elapsedTime, {
       listener: options.name,
       route: request.routeOptions.url ?? 'unmatched',
       method: request.method,
       status: reply.statusCode,
     });
-    request.log.info({ method: request.method, route: request.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    const level = probePaths.has(request.routeOptions.url ?? '') ? 'debug' : 'info';
+    request.log[level]({ method: request.method, route: request.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    done();
   });
   app.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error);
@@ -91,13 +113,16 @@ export async function createApp(options: ListenerOptions): Promise<FastifyInstan
   app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
     const { ready, checks } = await runReadiness(options.readiness);
     if (ready && !options.isShuttingDown()) return { status: 'ready', checks };
+    const detail = options.isShuttingDown() ? 'Shutting down.' : 'A dependency is unreachable.';
     return reply
       .code(503)
       .type('application/problem+json')
-      .send({ type: '/problems/unavailable', title: 'Service unavailable', status: 503, code: 'UNAVAILABLE', detail: 'A dependency is unreachable.', requestId: request.id, checks });
+      .send({ ...problemBody(new AppError('UNAVAILABLE', detail), request.id), checks });
   });
   app.get('/metrics', { schema: { hide: true } }, (request, reply) => {
     reply.hijack();
+    // Hijacked: fastify sends none of the headers set so far, so the request id goes on the raw response.
+    reply.raw.setHeader('x-request-id', request.id);
     serveMetrics(request.raw, reply.raw);
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

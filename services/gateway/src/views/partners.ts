@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { partnersV1 } from '@esim/proto';
+import { partnerStatuses, scopes, tiers, type PartnerStatus, type Scope, type Tier } from '@esim/vocabulary';
 import { component } from '../http/components.js';
 
 /** The partner as every API shows it (§4). Fastify serializes through this schema, so nothing else can leak. */
@@ -9,8 +10,8 @@ export const partnerView = component(
     name: z.string(),
     email: z.string(),
     company: z.string(),
-    status: z.enum(['pending', 'approved', 'rejected', 'suspended']),
-    tier: z.enum(['standard', 'premium', 'enterprise']),
+    status: z.enum(partnerStatuses),
+    tier: z.enum(tiers),
     webhookUrl: z.string().nullable(),
     createdAt: z.string(),
   }),
@@ -23,7 +24,7 @@ export const apiKeyView = component(
   z.object({
     id: z.string(),
     prefix: z.string(),
-    scopes: z.array(z.string()),
+    scopes: z.array(z.enum(scopes)),
     createdAt: z.string(),
     lastUsedAt: z.string().nullable(),
     revokedAt: z.string().nullable(),
@@ -35,7 +36,11 @@ export const apiKeyView = component(
 export const partnerWithKeysView = component(partnerView.extend({ apiKeys: z.array(apiKeyView) }), 'PartnerWithKeys', 'public');
 
 export const adminPartnerView = component(
-  partnerView.extend({ rejectionReason: z.string().nullable(), apiKeys: z.array(apiKeyView) }),
+  partnerView.extend({
+    rejectionReason: z.string().nullable(),
+    apiKeys: z.array(apiKeyView),
+    walletBalance: z.number().int().nullable().describe('Current wallet balance in minor units; null while the wallet service is unavailable'),
+  }),
   'AdminPartner',
   'admin',
 );
@@ -48,8 +53,8 @@ export function toPartnerView(partner: partnersV1.Partner): PartnerView {
     name: partner.name,
     email: partner.email,
     company: partner.company,
-    status: partner.status as PartnerView['status'],
-    tier: partner.tier as PartnerView['tier'],
+    status: partner.status as PartnerStatus,
+    tier: partner.tier as Tier,
     webhookUrl: partner.webhookUrl ?? null,
     createdAt: partner.createdAt,
   };
@@ -59,7 +64,7 @@ export function toApiKeyView(key: partnersV1.ApiKey): z.input<typeof apiKeyView>
   return {
     id: key.id,
     prefix: key.prefix,
-    scopes: key.scopes,
+    scopes: key.scopes as Scope[],
     createdAt: key.createdAt,
     lastUsedAt: key.lastUsedAt ?? null,
     revokedAt: key.revokedAt ?? null,

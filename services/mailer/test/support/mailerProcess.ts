@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { until } from './until.js';
+import { until } from '@esim/testing';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
 
@@ -16,7 +16,7 @@ export interface MailerProcess {
 /** Starts `services/mailer/src/main.ts` as a real child process and waits until its /readyz answers 200. */
 export async function startMailerProcess(env: Record<string, string>, timeoutMs = 30_000): Promise<MailerProcess> {
   const inherited = Object.fromEntries(['PATH', 'HOME', 'TMPDIR'].flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])));
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'services/mailer/src/main.ts'], {
+  const child: ChildProcess = spawn(process.execPath, ['--conditions=development', '--import', 'tsx', 'services/mailer/src/main.ts'], {
     cwd: repoRoot,
     env: { ...inherited, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -46,7 +46,7 @@ export async function startMailerProcess(env: Record<string, string>, timeoutMs 
       if (exitCode !== undefined) throw new Error(`mailer exited with ${exitCode}:\n${output}`);
       return /"msg":"mailer ready"/.test(output);
     }, 'the mailer to start', timeoutMs);
-    process_.healthPort = Number(/"healthPort":(\d+)/.exec(output)?.[1]);
+    process_.healthPort = Number(/"ports":\{"health":(\d+)/.exec(output)?.[1]);
     await until(async () => (await fetch(`http://127.0.0.1:${process_.healthPort}/readyz`).catch(() => undefined))?.status === 200, '/readyz', 10_000);
   } catch (error) {
     await process_.stop('SIGKILL');

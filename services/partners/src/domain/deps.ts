@@ -9,10 +9,4 @@ export interface PartnersDeps {
   passwordCost: number;
 }
 
-/** Who performed an operator action; absent when a partner acts on its own account. */
-export interface Actor {
-  operator: string;
-  requestId: string;
-}
-
 export const schema = 'partners';

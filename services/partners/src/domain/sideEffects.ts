@@ -3,7 +3,9 @@ import { enqueueEvent, type EventData } from '@esim/events';
 import { newId } from '@esim/ids';
 import type { Queryable } from '@esim/postgres';
 import { recordAuditEntry } from '../store/auditStore.js';
-import { schema, type Actor } from './deps.js';
+import type { AuditDetails } from './auditEntry.js';
+import { schema } from './deps.js';
+import type { Actor } from './partner.js';
 
 type MailTemplate = EventData<'mail.requested'>['template'];
 
@@ -21,8 +23,9 @@ export function requestMail(
 }
 
 /** Writes the operator's action to the audit log in the caller's transaction. */
-export function audit(db: Queryable, actor: Actor, action: string, target: string, details: Record<string, unknown> = {}): Promise<void> {
-  return recordAuditEntry(db, newId('aud'), {
+export function audit(db: Queryable, actor: Actor, action: string, target: string, details: AuditDetails = {}): Promise<void> {
+  return recordAuditEntry(db, {
+    id: newId('aud'),
     action,
     target,
     operator: actor.operator,

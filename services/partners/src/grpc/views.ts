@@ -1,46 +1,68 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
-import { partnersV1 } from '@esim/proto';
-import type { ApiKeyRow, AuditRow, PartnerRow } from '../store/rows.js';
+import type { partnersV1 } from '@esim/proto';
+import type { AuditDetailValue, AuditEntry } from '../domain/auditEntry.js';
+import type { Actor, ApiKey, KeyCredential, Partner } from '../domain/partner.js';
 
+/** Conversions between proto messages and domain values, in one place; dates cross as ISO 8601 strings. */
 type PartnerMessage = MessageInitShape<typeof partnersV1.PartnerSchema>;
 type ApiKeyMessage = MessageInitShape<typeof partnersV1.ApiKeySchema>;
+type CredentialMessage = MessageInitShape<typeof partnersV1.ApiKeyCredentialSchema>;
 type AuditMessage = MessageInitShape<typeof partnersV1.AuditEntrySchema>;
+type AuditDetailMessage = MessageInitShape<typeof partnersV1.AuditDetailSchema>;
 
-/** The partner as the API shows it: no password hash, no sealed secret. */
-export function partnerMessage(row: PartnerRow): PartnerMessage {
+/** The partner as the API shows it: the message has no field for the password hash or the sealed secret. */
+export function partnerMessage(partner: Partner): PartnerMessage {
   return {
-    id: row.id,
-    name: row.name,
-    email: row.email,
-    company: row.company,
-    status: row.status,
-    tier: row.tier,
-    webhookUrl: row.webhook_url ?? undefined,
-    createdAt: row.created_at.toISOString(),
-    rejectionReason: row.rejection_reason ?? undefined,
+    id: partner.id,
+    name: partner.name,
+    email: partner.email,
+    company: partner.company,
+    status: partner.status,
+    tier: partner.tier,
+    webhookUrl: partner.webhookUrl ?? undefined,
+    createdAt: partner.createdAt.toISOString(),
+    rejectionReason: partner.rejectionReason ?? undefined,
   };
 }
 
-/** Key metadata only: the secret hash stays in this service. */
-export function apiKeyMessage(row: ApiKeyRow): ApiKeyMessage {
+/** Key metadata only: the secret hash stays in this service (and the credential the gateway verifies with). */
+export function apiKeyMessage(key: ApiKey): ApiKeyMessage {
   return {
-    id: row.id,
-    prefix: row.prefix,
-    scopes: row.scopes,
-    createdAt: row.created_at.toISOString(),
-    lastUsedAt: row.last_used_at?.toISOString(),
-    revokedAt: row.revoked_at?.toISOString(),
+    id: key.id,
+    prefix: key.prefix,
+    scopes: key.scopes,
+    createdAt: key.createdAt.toISOString(),
+    lastUsedAt: key.lastUsedAt?.toISOString(),
+    revokedAt: key.revokedAt?.toISOString(),
   };
 }
 
-export function auditMessage(row: AuditRow): AuditMessage {
+export function credentialMessage(credential: KeyCredential): CredentialMessage {
+  return { ...credential };
+}
+
+export function auditMessage(entry: AuditEntry): AuditMessage {
   return {
-    id: row.id,
-    action: row.action,
-    target: row.target,
-    operator: row.operator,
-    requestId: row.request_id,
-    detailsJson: JSON.stringify(row.details),
-    createdAt: row.created_at.toISOString(),
+    id: entry.id,
+    action: entry.action,
+    target: entry.target,
+    operator: entry.operator,
+    requestId: entry.requestId,
+    details: Object.fromEntries(Object.entries(entry.details).map(([name, value]) => [name, auditDetailMessage(value)])),
+    createdAt: entry.createdAt.toISOString(),
   };
+}
+
+/** null is the message with no value set. */
+function auditDetailMessage(value: AuditDetailValue): AuditDetailMessage {
+  if (value === null) return {};
+  if (typeof value === 'string') return { value: { case: 'text', value } };
+  if (typeof value === 'number') return { value: { case: 'number', value } };
+  if (typeof value === 'boolean') return { value: { case: 'flag', value } };
+  return { value: { case: 'texts', value: { values: value } } };
+}
+
+/** An operator request without its audit context is logged as an anonymous operator, never refused. */
+export function actorOf(audit: { operator: string; requestId: string } | undefined): Actor {
+  return { operator: audit?.operator ?? '', requestId: audit?.requestId ?? '' };
 }

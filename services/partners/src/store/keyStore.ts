@@ -1,41 +1,44 @@
 import type { Queryable } from '@esim/postgres';
-import type { ApiKeyRow, PartnerRow } from './rows.js';
+import type { PartnerStatus, Scope, Tier } from '@esim/vocabulary';
+import type { ApiKey, KeyCredential } from '../domain/partner.js';
+import { toApiKey, toKeyCredential, type ApiKeyRow } from './rows.js';
 
-export async function insertApiKey(db: Queryable, key: Pick<ApiKeyRow, 'id' | 'partner_id' | 'prefix' | 'secret_hash' | 'scopes'>): Promise<ApiKeyRow> {
+/** SQL for partners.api_keys. */
+export async function insertApiKey(
+  db: Queryable,
+  key: { id: string; partnerId: string; prefix: string; secretHash: string; scopes: Scope[] },
+): Promise<ApiKey> {
   const { rows } = await db.query<ApiKeyRow>(
     `INSERT INTO partners.api_keys (id, partner_id, prefix, secret_hash, scopes) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
-    [key.id, key.partner_id, key.prefix, key.secret_hash, key.scopes],
+    [key.id, key.partnerId, key.prefix, key.secretHash, key.scopes],
   );
-  return rows[0]!;
+  return toApiKey(rows[0]!);
 }
 
-export async function listApiKeys(db: Queryable, partnerId: string): Promise<ApiKeyRow[]> {
+export async function listApiKeys(db: Queryable, partnerId: string): Promise<ApiKey[]> {
   const { rows } = await db.query<ApiKeyRow>('SELECT * FROM partners.api_keys WHERE partner_id = $1 ORDER BY created_at, id', [partnerId]);
-  return rows;
+  return rows.map(toApiKey);
 }
 
-export async function findApiKey(db: Queryable, partnerId: string, keyId: string): Promise<ApiKeyRow | undefined> {
+export async function findApiKey(db: Queryable, partnerId: string, keyId: string): Promise<ApiKey | undefined> {
   const { rows } = await db.query<ApiKeyRow>('SELECT * FROM partners.api_keys WHERE partner_id = $1 AND id = $2', [partnerId, keyId]);
-  return rows[0];
+  return rows[0] ? toApiKey(rows[0]) : undefined;
 }
 
-export async function revokeApiKey(db: Queryable, keyId: string): Promise<ApiKeyRow> {
+export async function revokeApiKey(db: Queryable, keyId: string): Promise<ApiKey> {
   const { rows } = await db.query<ApiKeyRow>(
     'UPDATE partners.api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING *',
     [keyId],
   );
-  return rows[0]!;
+  return toApiKey(rows[0]!);
 }
 
-export async function findCredentialByPrefix(
-  db: Queryable,
-  prefix: string,
-): Promise<(ApiKeyRow & Pick<PartnerRow, 'status' | 'tier'>) | undefined> {
-  const { rows } = await db.query<ApiKeyRow & Pick<PartnerRow, 'status' | 'tier'>>(
+export async function findCredentialByPrefix(db: Queryable, prefix: string): Promise<KeyCredential | undefined> {
+  const { rows } = await db.query<ApiKeyRow & { status: PartnerStatus; tier: Tier }>(
     `SELECT k.*, p.status, p.tier FROM partners.api_keys k JOIN partners.partners p ON p.id = k.partner_id WHERE k.prefix = $1`,
     [prefix],
   );
-  return rows[0];
+  return rows[0] ? toKeyCredential(rows[0]) : undefined;
 }
 
 /** `lastUsedAt` to the minute: at most one write per key per minute, whatever the traffic. */

@@ -1,52 +1,65 @@
 import type { Queryable } from '@esim/postgres';
-import type { PartnerRow } from './rows.js';
+import type { PartnerStatus } from '@esim/vocabulary';
+import type { Partner, PartnerChanges } from '../domain/partner.js';
+import { toPartner, type PartnerRow } from './rows.js';
 
+/** SQL for partners.partners; nothing outside src/store writes SQL against it. */
 export async function insertPartner(
   db: Queryable,
-  partner: Pick<PartnerRow, 'id' | 'name' | 'email' | 'company' | 'password_hash' | 'webhook_url'>,
-): Promise<PartnerRow> {
+  partner: Pick<Partner, 'id' | 'name' | 'email' | 'company' | 'webhookUrl'> & { passwordHash: string },
+): Promise<Partner> {
   const { rows } = await db.query<PartnerRow>(
     `INSERT INTO partners.partners (id, name, email, company, password_hash, webhook_url)
      VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
-    [partner.id, partner.name, partner.email, partner.company, partner.password_hash, partner.webhook_url],
+    [partner.id, partner.name, partner.email, partner.company, partner.passwordHash, partner.webhookUrl],
   );
-  return rows[0]!;
+  return toPartner(rows[0]!);
 }
 
-export async function findPartner(db: Queryable, id: string, options: { forUpdate?: boolean } = {}): Promise<PartnerRow | undefined> {
+export async function findPartner(db: Queryable, id: string, options: { forUpdate?: boolean } = {}): Promise<Partner | undefined> {
   const { rows } = await db.query<PartnerRow>(`SELECT * FROM partners.partners WHERE id = $1${options.forUpdate ? ' FOR UPDATE' : ''}`, [id]);
-  return rows[0];
+  return rows[0] ? toPartner(rows[0]) : undefined;
 }
 
-export async function findPartnerByEmail(db: Queryable, email: string): Promise<PartnerRow | undefined> {
+/** The only read that returns the password hash: login needs it, nothing else does. */
+export async function findLoginByEmail(db: Queryable, email: string): Promise<{ partner: Partner; passwordHash: string } | undefined> {
   const { rows } = await db.query<PartnerRow>('SELECT * FROM partners.partners WHERE email = $1', [email]);
-  return rows[0];
+  return rows[0] ? { partner: toPartner(rows[0]), passwordHash: rows[0].password_hash } : undefined;
 }
 
-/** Sets the given columns (names are ours, never the caller's) and returns the new row. */
-export async function updatePartner(
-  db: Queryable,
-  id: string,
-  changes: Partial<Pick<PartnerRow, 'status' | 'tier' | 'webhook_url' | 'webhook_secret_sealed' | 'rejection_reason'>>,
-): Promise<PartnerRow> {
-  const columns = Object.keys(changes);
-  const assignments = columns.map((column, i) => `${column} = $${i + 2}`);
+const columnOf: Record<keyof PartnerChanges, string> = {
+  status: 'status',
+  tier: 'tier',
+  webhookUrl: 'webhook_url',
+  webhookSecretSealed: 'webhook_secret_sealed',
+  rejectionReason: 'rejection_reason',
+};
+
+/** Sets the given fields (column names are ours, never the caller's) and returns the new partner. */
+export async function updatePartner(db: Queryable, id: string, changes: PartnerChanges): Promise<Partner> {
+  const fields = (Object.keys(changes) as (keyof PartnerChanges)[]).filter((field) => changes[field] !== undefined);
+  const assignments = fields.map((field, i) => `${columnOf[field]} = $${i + 2}`);
   const { rows } = await db.query<PartnerRow>(
     `UPDATE partners.partners SET ${[...assignments, 'updated_at = now()'].join(', ')} WHERE id = $1 RETURNING *`,
-    [id, ...Object.values(changes)],
+    [id, ...fields.map((field) => changes[field])],
   );
-  return rows[0]!;
+  return toPartner(rows[0]!);
 }
 
-export async function listPartners(db: Queryable, filter: { status: string; limit: number; offset: number }): Promise<{ rows: PartnerRow[]; total: number }> {
-  const where = filter.status ? 'WHERE status = $1' : 'WHERE $1 = $1';
+/** Newest first; `status` undefined lists every status. */
+export async function listPartners(
+  db: Queryable,
+  filter: { status: PartnerStatus | undefined; limit: number; offset: number },
+): Promise<{ partners: Partner[]; total: number }> {
+  const where = 'WHERE ($1::text IS NULL OR status = $1)';
+  const status = filter.status ?? null;
   const [page, count] = await Promise.all([
     db.query<PartnerRow>(`SELECT * FROM partners.partners ${where} ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`, [
-      filter.status,
+      status,
       filter.limit,
       filter.offset,
     ]),
-    db.query<{ n: number }>(`SELECT count(*)::int AS n FROM partners.partners ${where}`, [filter.status]),
+    db.query<{ n: number }>(`SELECT count(*)::int AS n FROM partners.partners ${where}`, [status]),
   ]);
-  return { rows: page.rows, total: count.rows[0]?.n ?? 0 };
+  return { partners: page.rows.map(toPartner), total: count.rows[0]?.n ?? 0 };
 }

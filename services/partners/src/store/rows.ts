@@ -1,12 +1,16 @@
-/** Row shapes of the partners schema, as pg returns them. */
+import type { PartnerStatus, Scope, Tier } from '@esim/vocabulary';
+import { auditDetailsOf, type AuditEntry } from '../domain/auditEntry.js';
+import type { ApiKey, KeyCredential, Partner } from '../domain/partner.js';
+
+/** Row shapes of the partners schema, as pg returns them; only domain types leave src/store. */
 export interface PartnerRow {
   id: string;
   name: string;
   email: string;
   company: string;
   password_hash: string;
-  status: 'pending' | 'approved' | 'rejected' | 'suspended';
-  tier: 'standard' | 'premium' | 'enterprise';
+  status: PartnerStatus;
+  tier: Tier;
   webhook_url: string | null;
   webhook_secret_sealed: string | null;
   rejection_reason: string | null;
@@ -18,7 +22,7 @@ export interface ApiKeyRow {
   partner_id: string;
   prefix: string;
   secret_hash: string;
-  scopes: string[];
+  scopes: Scope[];
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
@@ -32,4 +36,55 @@ export interface AuditRow {
   request_id: string;
   details: Record<string, unknown>;
   created_at: Date;
+}
+
+export function toPartner(row: PartnerRow): Partner {
+  return {
+    id: row.id,
+    name: row.name,
+    email: row.email,
+    company: row.company,
+    status: row.status,
+    tier: row.tier,
+    webhookUrl: row.webhook_url,
+    webhookSecretSealed: row.webhook_secret_sealed,
+    rejectionReason: row.rejection_reason,
+    createdAt: row.created_at,
+  };
+}
+
+export function toApiKey(row: ApiKeyRow): ApiKey {
+  return {
+    id: row.id,
+    partnerId: row.partner_id,
+    prefix: row.prefix,
+    scopes: row.scopes,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
+export function toKeyCredential(row: ApiKeyRow & { status: PartnerStatus; tier: Tier }): KeyCredential {
+  return {
+    keyId: row.id,
+    partnerId: row.partner_id,
+    secretHash: row.secret_hash,
+    scopes: row.scopes,
+    revoked: row.revoked_at !== null,
+    partnerStatus: row.status,
+    tier: row.tier,
+  };
+}
+
+export function toAuditEntry(row: AuditRow): AuditEntry {
+  return {
+    id: row.id,
+    action: row.action,
+    target: row.target,
+    operator: row.operator,
+    requestId: row.request_id,
+    details: auditDetailsOf(row.details),
+    createdAt: row.created_at,
+  };
 }

@@ -1,28 +1,36 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { pageOf, pageQuery, pagination, problems } from '../../http/schemas.js';
-import type { RouteDeps } from '../deps.js';
+import type { partnersV1 } from '@esim/proto';
+import type { PartnersClient } from '../../backends.js';
 import { component } from '../../http/components.js';
+import { pageOf, pageQuery, pagination, problems } from '../../http/schemas.js';
 
-const auditEntry = component(
+export const auditEntry = component(
   z.object({
     id: z.string(),
     action: z.string(),
     target: z.string(),
     operator: z.string().nullable(),
     requestId: z.string(),
-    details: z.record(z.string(), z.unknown()),
+    details: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.string()), z.null()])).describe('The action’s non-secret facts by name'),
     createdAt: z.string(),
   }),
   'AuditEntry',
   'admin',
 );
 
+/** One audit fact as JSON: text, number, flag or list of names; no value is null (a cleared field). */
+function detailValue(detail: partnersV1.AuditDetail): string | number | boolean | string[] | null {
+  const { value } = detail;
+  if (value.case === undefined) return null;
+  return value.case === 'texts' ? value.value.values : value.value;
+}
+
 const auditPage = component(pageOf(auditEntry), 'AuditPage', 'admin');
 
 /** GET /audit: every operator action, newest first (§10). */
-export function adminAuditRoute(app: FastifyInstance, deps: RouteDeps): void {
+export function adminAuditRoute(app: FastifyInstance, { partners }: { partners: PartnersClient }): void {
   app.withTypeProvider<ZodTypeProvider>().get(
     '/audit',
     {
@@ -30,12 +38,12 @@ export function adminAuditRoute(app: FastifyInstance, deps: RouteDeps): void {
         tags: ['Audit'],
         summary: 'The operator audit log',
         querystring: z.strictObject(pageQuery()),
-        response: { 200: auditPage, ...problems(400, 401) },
+        response: { 200: auditPage, ...problems(400, 401, 503) },
       },
     },
     async (request) => {
       const { page, limit } = request.query;
-      const result = await deps.partners.listAuditEntries({ page: { page, limit } });
+      const result = await partners.listAuditEntries({ page: { page, limit } });
       return {
         data: result.entries.map((e) => ({
           id: e.id,
@@ -43,7 +51,7 @@ export function adminAuditRoute(app: FastifyInstance, deps: RouteDeps): void {
           target: e.target,
           operator: e.operator || null,
           requestId: e.requestId,
-          details: JSON.parse(e.detailsJson) as Record<string, unknown>,
+          details: Object.fromEntries(Object.entries(e.details).map(([name, detail]) => [name, detailValue(detail)])),
           createdAt: e.createdAt,
         })),
         pagination: pagination(page, limit, result.total),

@@ -4,20 +4,20 @@ import { z } from 'zod';
 import { auditContextOf } from '../../auth/adminAuth.js';
 import { problems } from '../../http/schemas.js';
 import { apiKeyView, toApiKeyView } from '../../views/partners.js';
-import type { RouteDeps } from '../deps.js';
+import { scopes } from '@esim/vocabulary';
+import type { PartnersClient } from '../../backends.js';
 
-const scopes = ['catalog:read', 'orders:write', 'orders:read', 'wallet:read'] as const;
 const params = z.object({ id: z.string().min(1) });
 const tags = ['Keys and secrets'];
 
 /** API keys and the webhook signing secret of a partner (§4, §10). */
-export function adminKeyRoutes(app: FastifyInstance, deps: RouteDeps): void {
+export function adminKeyRoutes(app: FastifyInstance, { partners }: { partners: PartnersClient }): void {
   const typed = app.withTypeProvider<ZodTypeProvider>();
 
   typed.get(
     '/partners/:id/keys',
-    { schema: { tags, summary: 'Keys metadata', params, response: { 200: z.object({ data: z.array(apiKeyView) }), ...problems(401, 404) } } },
-    async (request) => ({ data: (await deps.partners.listApiKeys({ partnerId: request.params.id })).apiKeys.map(toApiKeyView) }),
+    { schema: { tags, summary: 'Keys metadata', params, response: { 200: z.object({ data: z.array(apiKeyView) }), ...problems(401, 404, 503) } } },
+    async (request) => ({ data: (await partners.listApiKeys({ partnerId: request.params.id })).apiKeys.map(toApiKeyView) }),
   );
 
   typed.post(
@@ -37,11 +37,11 @@ export function adminKeyRoutes(app: FastifyInstance, deps: RouteDeps): void {
               .optional(),
           })
           .nullish(),
-        response: { 201: apiKeyView, ...problems(400, 401, 404, 409) },
+        response: { 201: apiKeyView, ...problems(400, 401, 404, 409, 413, 415, 503) },
       },
     },
     async (request, reply) => {
-      const key = await deps.partners.issueApiKey({
+      const key = await partners.issueApiKey({
         partnerId: request.params.id,
         scopes: request.body?.scopes ?? [...scopes],
         audit: auditContextOf(request),
@@ -58,11 +58,11 @@ export function adminKeyRoutes(app: FastifyInstance, deps: RouteDeps): void {
         summary: 'Revoke a key',
         description: 'Effective on every gateway replica within 2 seconds. Revoking a revoked key answers it unchanged.',
         params: params.extend({ keyId: z.string().min(1) }),
-        response: { 200: apiKeyView, ...problems(401, 404) },
+        response: { 200: apiKeyView, ...problems(401, 404, 503) },
       },
     },
     async (request) =>
-      toApiKeyView(await deps.partners.revokeApiKey({ partnerId: request.params.id, keyId: request.params.keyId, audit: auditContextOf(request) })),
+      toApiKeyView(await partners.revokeApiKey({ partnerId: request.params.id, keyId: request.params.keyId, audit: auditContextOf(request) })),
   );
 
   typed.post(
@@ -73,9 +73,9 @@ export function adminKeyRoutes(app: FastifyInstance, deps: RouteDeps): void {
         summary: 'Rotate the webhook signing secret',
         description: 'The new secret is e-mailed to the partner and signs every delivery from now on; the old one stops at once.',
         params,
-        response: { 200: z.object({ rotatedAt: z.string() }), ...problems(401, 404, 409) },
+        response: { 200: z.object({ rotatedAt: z.string() }), ...problems(401, 404, 409, 503) },
       },
     },
-    async (request) => ({ rotatedAt: (await deps.partners.rotateWebhookSecret({ id: request.params.id, audit: auditContextOf(request) })).rotatedAt }),
+    async (request) => ({ rotatedAt: (await partners.rotateWebhookSecret({ id: request.params.id, audit: auditContextOf(request) })).rotatedAt }),
   );
 }

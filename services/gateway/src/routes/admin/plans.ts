@@ -5,7 +5,7 @@ import { auditContextOf } from '../../auth/adminAuth.js';
 import { pageOf, pageQuery, pagination, problems } from '../../http/schemas.js';
 import { countryCode } from '../../views/country.js';
 import { adminPlanView, toAdminPlanView } from '../../views/plans.js';
-import type { RouteDeps } from '../deps.js';
+import type { CatalogClient } from '../../backends.js';
 import { component } from '../../http/components.js';
 
 const tags = ['Plans'];
@@ -47,7 +47,7 @@ function toPlanFields(input: PlanInput) {
 const adminPlanPage = component(pageOf(adminPlanView), 'AdminPlanPage', 'admin');
 
 /** Operator plan management (§5): list, create, read, update, deactivate (`active: false`). */
-export function adminPlanRoutes(app: FastifyInstance, deps: RouteDeps): void {
+export function adminPlanRoutes(app: FastifyInstance, { catalog }: { catalog: CatalogClient }): void {
   const typed = app.withTypeProvider<ZodTypeProvider>();
 
   typed.get(
@@ -57,12 +57,12 @@ export function adminPlanRoutes(app: FastifyInstance, deps: RouteDeps): void {
         tags,
         summary: 'List plans with every internal field',
         querystring: z.strictObject({ active: z.enum(['true', 'false']).optional(), country: countryCode.optional(), ...pageQuery() }),
-        response: { 200: adminPlanPage, ...problems(400, 401) },
+        response: { 200: adminPlanPage, ...problems(400, 401, 503) },
       },
     },
     async (request) => {
       const { active, country, page, limit } = request.query;
-      const result = await deps.catalog.adminListPlans({ active: active ?? '', country: country ?? '', page: { page, limit } });
+      const result = await catalog.adminListPlans({ active: active === undefined ? undefined : active === 'true', country: country ?? '', page: { page, limit } });
       return { data: result.plans.map(toAdminPlanView), pagination: pagination(page, limit, result.total) };
     },
   );
@@ -74,19 +74,19 @@ export function adminPlanRoutes(app: FastifyInstance, deps: RouteDeps): void {
         tags,
         summary: 'Create a plan',
         body: z.strictObject({ ...planFields, region: planFields.region.optional(), active: planFields.active.default(true) }),
-        response: { 201: adminPlanView, ...problems(400, 401, 413, 415) },
+        response: { 201: adminPlanView, ...problems(400, 401, 413, 415, 503) },
       },
     },
     async (request, reply) => {
-      const plan = await deps.catalog.createPlan({ plan: toPlanFields(request.body), audit: auditContextOf(request) });
+      const plan = await catalog.createPlan({ plan: toPlanFields(request.body), audit: auditContextOf(request) });
       return reply.code(201).send(toAdminPlanView(plan));
     },
   );
 
   typed.get(
     '/plans/:id',
-    { schema: { tags, summary: 'A plan with every internal field', params, response: { 200: adminPlanView, ...problems(401, 404) } } },
-    async (request) => toAdminPlanView(await deps.catalog.adminGetPlan({ id: request.params.id })),
+    { schema: { tags, summary: 'A plan with every internal field', params, response: { 200: adminPlanView, ...problems(401, 404, 503) } } },
+    async (request) => toAdminPlanView(await catalog.adminGetPlan({ id: request.params.id })),
   );
 
   typed.patch(
@@ -98,10 +98,10 @@ export function adminPlanRoutes(app: FastifyInstance, deps: RouteDeps): void {
         description: 'Send only the fields to change. `active: false` removes the plan from partner listings at once.',
         params,
         body: z.strictObject(planFields).partial(),
-        response: { 200: adminPlanView, ...problems(400, 401, 404, 413, 415) },
+        response: { 200: adminPlanView, ...problems(400, 401, 404, 413, 415, 503) },
       },
     },
     async (request) =>
-      toAdminPlanView(await deps.catalog.updatePlan({ id: request.params.id, plan: toPlanFields(request.body), audit: auditContextOf(request) })),
+      toAdminPlanView(await catalog.updatePlan({ id: request.params.id, plan: toPlanFields(request.body), audit: auditContextOf(request) })),
   );
 }

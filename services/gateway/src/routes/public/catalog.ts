@@ -1,34 +1,65 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { principalOf } from '../../auth/apiKeyAuth.js';
+import type { Tier } from '@esim/vocabulary';
+import type { CatalogClient } from '../../backends.js';
+import type { CatalogVersion } from '../../cache/catalogVersion.js';
+import type { RenderedResponses } from '../../cache/renderedResponses.js';
+import { component } from '../../http/components.js';
 import { pageOf, pageQuery, pagination, problems } from '../../http/schemas.js';
 import { countryCode } from '../../views/country.js';
 import { planView, toPlanView } from '../../views/plans.js';
-import type { RouteDeps } from '../deps.js';
-import { component } from '../../http/components.js';
+import { accountOf, type PartnerDoors } from '../partnerDoors.js';
 
 const planPage = component(pageOf(planView), 'PlanPage', 'public');
 
-/** GET /partner/catalog (catalog:read): active plans at the caller's tier price (§5). */
-export function catalogRoute(app: FastifyInstance, deps: RouteDeps): void {
-  app.withTypeProvider<ZodTypeProvider>().get(
-    '/partner/catalog',
-    {
-      schema: {
-        tags: ['Catalog'],
-        summary: 'List wholesale plans',
-        description: 'Active plans covering `country` (all when absent), local plans first, then by price. Regional plans appear under every country they cover.',
-        security: [{ apiKey: [] }, { apiKeyHeader: [] }],
-        querystring: z.strictObject({ country: countryCode.optional().describe('ISO 3166-1 alpha-2, case-insensitive'), ...pageQuery(50) }),
-        response: { 200: planPage, ...problems(400, 401, 403, 429, 503) },
+export interface CatalogRouteDeps {
+  catalog: CatalogClient;
+  doors: PartnerDoors;
+  /** Rendered pages per (tier, country, page, limit), checked against the catalog version on every call. */
+  rendered?: { responses: RenderedResponses; version: CatalogVersion };
+}
+
+/** GET /partner/catalog (catalog:read) and its portal twin GET /partner/me/catalog: active plans at the caller's tier price (§5). */
+export function catalogRoute(app: FastifyInstance, { catalog, doors, rendered }: CatalogRouteDeps): void {
+  const querystring = z.strictObject({ country: countryCode.optional().describe('ISO 3166-1 alpha-2, case-insensitive'), ...pageQuery(50) });
+
+  const fetchPage = async (tier: Tier, country: string | undefined, page: number, limit: number) => {
+    const result = await catalog.listPlans({ country: country ?? '', tier, page: { page, limit } });
+    return { data: result.plans.map(toPlanView), pagination: pagination(page, limit, result.total) };
+  };
+  // Encoded exactly as the route's serializer would (the same schema, then JSON), once per page and version.
+  const render = async (tier: Tier, country: string | undefined, page: number, limit: number) =>
+    Buffer.from(JSON.stringify(z.encode(planPage, await fetchPage(tier, country, page, limit))));
+
+  // The version is read while the door counts the request, in the same Redis round trip.
+  const versions = new WeakMap<FastifyRequest, number>();
+  const alongside = rendered && (async (request: FastifyRequest) => versions.set(request, await rendered.version.read()));
+
+  for (const door of doors.both('catalog:read', { alongside })) {
+    app.withTypeProvider<ZodTypeProvider>().get(
+      `${door.prefix}/catalog`,
+      {
+        schema: {
+          tags: [door.portal ? 'Portal' : 'Catalog'],
+          summary: door.portal ? 'List wholesale plans (portal)' : 'List wholesale plans',
+          description: 'Active plans covering `country` (all when absent), local plans first, then by price. Regional plans appear under every country they cover.',
+          security: door.security,
+          querystring,
+          response: { 200: planPage, ...problems(400), ...door.problems },
+        },
+        onRequest: door.onRequest,
       },
-      onRequest: deps.apiKey('catalog:read'),
-    },
-    async (request) => {
-      const { country, page, limit } = request.query;
-      const result = await deps.catalog.listPlans({ country: country ?? '', tier: principalOf(request).tier, page: { page, limit } });
-      return { data: result.plans.map(toPlanView), pagination: pagination(page, limit, result.total) };
-    },
-  );
+      async (request, reply) => {
+        const { country, page, limit } = request.query;
+        const { tier } = accountOf(request);
+        const version = versions.get(request);
+        // Without a version (Redis did not answer it), the catalog is asked and nothing is stored.
+        if (!rendered || version === undefined) return fetchPage(tier, country, page, limit);
+        const body = await rendered.responses.get(version, `${tier}|${country ?? ''}|${page}|${limit}`, () => render(tier, country, page, limit));
+        // Already encoded with the same schema: fastify sends a Buffer as it is.
+        return reply.type('application/json; charset=utf-8').send(body as never);
+      },
+    );
+  }
 }

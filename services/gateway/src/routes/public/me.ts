@@ -1,18 +1,24 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { portalPartnerOf } from '../../auth/portalAuth.js';
+import type { PartnersClient } from '../../backends.js';
 import { problems } from '../../http/schemas.js';
 import { partnerView, partnerWithKeysView, toApiKeyView, toPartnerView } from '../../views/partners.js';
 import { webhookUrlSchema } from '../../views/webhookUrl.js';
-import type { RouteDeps } from '../deps.js';
+
+export interface MeRouteDeps {
+  partners: PartnersClient;
+  /** The portal token check of auth/portalAuth. */
+  portalToken: (request: FastifyRequest) => Promise<void>;
+  allowInsecureWebhookUrls: boolean;
+}
 
 const portalSecurity = [{ portalToken: [] }];
 
 /** GET and PATCH /partner/me: the portal's "limited UI" (§4), with the portal JWT. */
-export function meRoutes(app: FastifyInstance, deps: RouteDeps): void {
+export function meRoutes(app: FastifyInstance, { partners, portalToken: requirePortal, allowInsecureWebhookUrls }: MeRouteDeps): void {
   const typed = app.withTypeProvider<ZodTypeProvider>();
-  const requirePortal = deps.tokens.require();
 
   typed.get(
     '/partner/me',
@@ -21,12 +27,12 @@ export function meRoutes(app: FastifyInstance, deps: RouteDeps): void {
         tags: ['Portal'],
         summary: 'Your account and API key metadata',
         security: portalSecurity,
-        response: { 200: partnerWithKeysView, ...problems(401, 404) },
+        response: { 200: partnerWithKeysView, ...problems(401, 404, 503) },
       },
       onRequest: requirePortal,
     },
     async (request) => {
-      const detail = await deps.partners.getPartner({ id: portalPartnerOf(request) });
+      const detail = await partners.getPartner({ id: portalPartnerOf(request) });
       return { ...toPartnerView(detail.partner!), apiKeys: detail.apiKeys.map(toApiKeyView) };
     },
   );
@@ -38,14 +44,14 @@ export function meRoutes(app: FastifyInstance, deps: RouteDeps): void {
         tags: ['Portal'],
         summary: 'Set or clear your webhook URL',
         security: portalSecurity,
-        body: z.strictObject({ webhookUrl: webhookUrlSchema(deps.config.WEBHOOK_ALLOW_INSECURE_URLS).nullable() }),
-        response: { 200: partnerView, ...problems(400, 401, 404, 413, 415) },
+        body: z.strictObject({ webhookUrl: webhookUrlSchema(allowInsecureWebhookUrls).nullable() }),
+        response: { 200: partnerView, ...problems(400, 401, 404, 413, 415, 503) },
       },
       onRequest: requirePortal,
     },
     async (request) => {
       const { webhookUrl } = request.body;
-      const partner = await deps.partners.updatePartner({
+      const partner = await partners.updatePartner({
         id: portalPartnerOf(request),
         webhookUrl: webhookUrl ?? undefined,
         clearWebhookUrl: webhookUrl === null,

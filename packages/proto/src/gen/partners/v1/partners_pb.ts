@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file partners/v1/partners.proto.
  */
 export const file_partners_v1_partners: GenFile = /*@__PURE__*/
-  fileDesc("ChpwYXJ0bmVycy92MS9wYXJ0bmVycy5wcm90bxILcGFydG5lcnMudjEi0wEKB1BhcnRuZXISCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRINCgVlbWFpbBgDIAEoCRIPCgdjb21wYW55GAQgASgJEg4KBnN0YXR1cxgFIAEoCRIMCgR0aWVyGAYgASgJEhgKC3dlYmhvb2tfdXJsGAcgASgJSACIAQESEgoKY3JlYXRlZF9hdBgIIAEoCRIdChByZWplY3Rpb25fcmVhc29uGAkgASgJSAGIAQFCDgoMX3dlYmhvb2tfdXJsQhMKEV9yZWplY3Rpb25fcmVhc29uIpwBCgZBcGlLZXkSCgoCaWQYASABKAkSDgoGcHJlZml4GAIgASgJEg4KBnNjb3BlcxgDIAMoCRISCgpjcmVhdGVkX2F0GAQgASgJEhkKDGxhc3RfdXNlZF9hdBgFIAEoCUgAiAEBEhcKCnJldm9rZWRfYXQYBiABKAlIAYgBAUIPCg1fbGFzdF91c2VkX2F0Qg0KC19yZXZva2VkX2F0Il0KDVBhcnRuZXJEZXRhaWwSJQoHcGFydG5lchgBIAEoCzIULnBhcnRuZXJzLnYxLlBhcnRuZXISJQoIYXBpX2tleXMYAiADKAsyEy5wYXJ0bmVycy52MS5BcGlLZXkiewoPUmVnaXN0ZXJSZXF1ZXN0EgwKBG5hbWUYASABKAkSDQoFZW1haWwYAiABKAkSDwoHY29tcGFueRgDIAEoCRIQCghwYXNzd29yZBgEIAEoCRIYCgt3ZWJob29rX3VybBgFIAEoCUgAiAEBQg4KDF93ZWJob29rX3VybCIvCgxMb2dpblJlcXVlc3QSDQoFZW1haWwYASABKAkSEAoIcGFzc3dvcmQYAiABKAkiHwoRR2V0UGFydG5lclJlcXVlc3QSCgoCaWQYASABKAkiSwoTTGlzdFBhcnRuZXJzUmVxdWVzdBIOCgZzdGF0dXMYASABKAkSJAoEcGFnZRgCIAEoCzIWLmNvbW1vbi52MS5QYWdlUmVxdWVzdCJNChRMaXN0UGFydG5lcnNSZXNwb25zZRImCghwYXJ0bmVycxgBIAMoCzIULnBhcnRuZXJzLnYxLlBhcnRuZXISDQoFdG90YWwYAiABKAUiugEKFFVwZGF0ZVBhcnRuZXJSZXF1ZXN0EgoKAmlkGAEgASgJEhEKBHRpZXIYAiABKAlIAIgBARIYCgt3ZWJob29rX3VybBgDIAEoCUgBiAEBEhkKEWNsZWFyX3dlYmhvb2tfdXJsGAQgASgIEisKBWF1ZGl0GAUgASgLMhcuY29tbW9uLnYxLkF1ZGl0Q29udGV4dEgCiAEBQgcKBV90aWVyQg4KDF93ZWJob29rX3VybEIICgZfYXVkaXQiWQoVQXBwcm92ZVBhcnRuZXJSZXF1ZXN0EgoKAmlkGAEgASgJEgwKBHRpZXIYAiABKAkSJgoFYXVkaXQYAyABKAsyFy5jb21tb24udjEuQXVkaXRDb250ZXh0IloKFFJlamVjdFBhcnRuZXJSZXF1ZXN0EgoKAmlkGAEgASgJEg4KBnJlYXNvbhgCIAEoCRImCgVhdWRpdBgDIAEoCzIXLmNvbW1vbi52MS5BdWRpdENvbnRleHQiSgoUUGFydG5lckFjdGlvblJlcXVlc3QSCgoCaWQYASABKAkSJgoFYXVkaXQYAiABKAsyFy5jb21tb24udjEuQXVkaXRDb250ZXh0IigKEkxpc3RBcGlLZXlzUmVxdWVzdBISCgpwYXJ0bmVyX2lkGAEgASgJIjwKE0xpc3RBcGlLZXlzUmVzcG9uc2USJQoIYXBpX2tleXMYASADKAsyEy5wYXJ0bmVycy52MS5BcGlLZXkiYAoSSXNzdWVBcGlLZXlSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSDgoGc2NvcGVzGAIgAygJEiYKBWF1ZGl0GAMgASgLMhcuY29tbW9uLnYxLkF1ZGl0Q29udGV4dCJhChNSZXZva2VBcGlLZXlSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSDgoGa2V5X2lkGAIgASgJEiYKBWF1ZGl0GAMgASgLMhcuY29tbW9uLnYxLkF1ZGl0Q29udGV4dCIxChtSb3RhdGVXZWJob29rU2VjcmV0UmVzcG9uc2USEgoKcm90YXRlZF9hdBgBIAEoCSIlChNMb29rdXBBcGlLZXlSZXF1ZXN0Eg4KBnByZWZpeBgBIAEoCSKSAQoQQXBpS2V5Q3JlZGVudGlhbBIOCgZrZXlfaWQYASABKAkSEgoKcGFydG5lcl9pZBgCIAEoCRITCgtzZWNyZXRfaGFzaBgDIAEoCRIOCgZzY29wZXMYBCADKAkSDwoHcmV2b2tlZBgFIAEoCBIWCg5wYXJ0bmVyX3N0YXR1cxgGIAEoCRIMCgR0aWVyGAcgASgJIiQKElRvdWNoQXBpS2V5UmVxdWVzdBIOCgZrZXlfaWQYASABKAkiFQoTVG91Y2hBcGlLZXlSZXNwb25zZSKIAQoKQXVkaXRFbnRyeRIKCgJpZBgBIAEoCRIOCgZhY3Rpb24YAiABKAkSDgoGdGFyZ2V0GAMgASgJEhAKCG9wZXJhdG9yGAQgASgJEhIKCnJlcXVlc3RfaWQYBSABKAkSFAoMZGV0YWlsc19qc29uGAYgASgJEhIKCmNyZWF0ZWRfYXQYByABKAkiPwoXTGlzdEF1ZGl0RW50cmllc1JlcXVlc3QSJAoEcGFnZRgBIAEoCzIWLmNvbW1vbi52MS5QYWdlUmVxdWVzdCJTChhMaXN0QXVkaXRFbnRyaWVzUmVzcG9uc2USKAoHZW50cmllcxgBIAMoCzIXLnBhcnRuZXJzLnYxLkF1ZGl0RW50cnkSDQoFdG90YWwYAiABKAUy6AkKD1BhcnRuZXJzU2VydmljZRI+CghSZWdpc3RlchIcLnBhcnRuZXJzLnYxLlJlZ2lzdGVyUmVxdWVzdBoULnBhcnRuZXJzLnYxLlBhcnRuZXISOAoFTG9naW4SGS5wYXJ0bmVycy52MS5Mb2dpblJlcXVlc3QaFC5wYXJ0bmVycy52MS5QYXJ0bmVyEkgKCkdldFBhcnRuZXISHi5wYXJ0bmVycy52MS5HZXRQYXJ0bmVyUmVxdWVzdBoaLnBhcnRuZXJzLnYxLlBhcnRuZXJEZXRhaWwSUwoMTGlzdFBhcnRuZXJzEiAucGFydG5lcnMudjEuTGlzdFBhcnRuZXJzUmVxdWVzdBohLnBhcnRuZXJzLnYxLkxpc3RQYXJ0bmVyc1Jlc3BvbnNlEkgKDVVwZGF0ZVBhcnRuZXISIS5wYXJ0bmVycy52MS5VcGRhdGVQYXJ0bmVyUmVxdWVzdBoULnBhcnRuZXJzLnYxLlBhcnRuZXISSgoOQXBwcm92ZVBhcnRuZXISIi5wYXJ0bmVycy52MS5BcHByb3ZlUGFydG5lclJlcXVlc3QaFC5wYXJ0bmVycy52MS5QYXJ0bmVyEkgKDVJlamVjdFBhcnRuZXISIS5wYXJ0bmVycy52MS5SZWplY3RQYXJ0bmVyUmVxdWVzdBoULnBhcnRuZXJzLnYxLlBhcnRuZXISSQoOU3VzcGVuZFBhcnRuZXISIS5wYXJ0bmVycy52MS5QYXJ0bmVyQWN0aW9uUmVxdWVzdBoULnBhcnRuZXJzLnYxLlBhcnRuZXISSwoQUmVpbnN0YXRlUGFydG5lchIhLnBhcnRuZXJzLnYxLlBhcnRuZXJBY3Rpb25SZXF1ZXN0GhQucGFydG5lcnMudjEuUGFydG5lchJQCgtMaXN0QXBpS2V5cxIfLnBhcnRuZXJzLnYxLkxpc3RBcGlLZXlzUmVxdWVzdBogLnBhcnRuZXJzLnYxLkxpc3RBcGlLZXlzUmVzcG9uc2USQwoLSXNzdWVBcGlLZXkSHy5wYXJ0bmVycy52MS5Jc3N1ZUFwaUtleVJlcXVlc3QaEy5wYXJ0bmVycy52MS5BcGlLZXkSRQoMUmV2b2tlQXBpS2V5EiAucGFydG5lcnMudjEuUmV2b2tlQXBpS2V5UmVxdWVzdBoTLnBhcnRuZXJzLnYxLkFwaUtleRJiChNSb3RhdGVXZWJob29rU2VjcmV0EiEucGFydG5lcnMudjEuUGFydG5lckFjdGlvblJlcXVlc3QaKC5wYXJ0bmVycy52MS5Sb3RhdGVXZWJob29rU2VjcmV0UmVzcG9uc2USTwoMTG9va3VwQXBpS2V5EiAucGFydG5lcnMudjEuTG9va3VwQXBpS2V5UmVxdWVzdBodLnBhcnRuZXJzLnYxLkFwaUtleUNyZWRlbnRpYWwSUAoLVG91Y2hBcGlLZXkSHy5wYXJ0bmVycy52MS5Ub3VjaEFwaUtleVJlcXVlc3QaIC5wYXJ0bmVycy52MS5Ub3VjaEFwaUtleVJlc3BvbnNlEl8KEExpc3RBdWRpdEVudHJpZXMSJC5wYXJ0bmVycy52MS5MaXN0QXVkaXRFbnRyaWVzUmVxdWVzdBolLnBhcnRuZXJzLnYxLkxpc3RBdWRpdEVudHJpZXNSZXNwb25zZWIGcHJvdG8z", [file_common_v1_common]);
+  fileDesc("ChpwYXJ0bmVycy92MS9wYXJ0bmVycy5wcm90bxILcGFydG5lcnMudjEi0wEKB1BhcnRuZXISCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRINCgVlbWFpbBgDIAEoCRIPCgdjb21wYW55GAQgASgJEg4KBnN0YXR1cxgFIAEoCRIMCgR0aWVyGAYgASgJEhgKC3dlYmhvb2tfdXJsGAcgASgJSACIAQESEgoKY3JlYXRlZF9hdBgIIAEoCRIdChByZWplY3Rpb25fcmVhc29uGAkgASgJSAGIAQFCDgoMX3dlYmhvb2tfdXJsQhMKEV9yZWplY3Rpb25fcmVhc29uIpwBCgZBcGlLZXkSCgoCaWQYASABKAkSDgoGcHJlZml4GAIgASgJEg4KBnNjb3BlcxgDIAMoCRISCgpjcmVhdGVkX2F0GAQgASgJEhkKDGxhc3RfdXNlZF9hdBgFIAEoCUgAiAEBEhcKCnJldm9rZWRfYXQYBiABKAlIAYgBAUIPCg1fbGFzdF91c2VkX2F0Qg0KC19yZXZva2VkX2F0Il0KDVBhcnRuZXJEZXRhaWwSJQoHcGFydG5lchgBIAEoCzIULnBhcnRuZXJzLnYxLlBhcnRuZXISJQoIYXBpX2tleXMYAiADKAsyEy5wYXJ0bmVycy52MS5BcGlLZXkiewoPUmVnaXN0ZXJSZXF1ZXN0EgwKBG5hbWUYASABKAkSDQoFZW1haWwYAiABKAkSDwoHY29tcGFueRgDIAEoCRIQCghwYXNzd29yZBgEIAEoCRIYCgt3ZWJob29rX3VybBgFIAEoCUgAiAEBQg4KDF93ZWJob29rX3VybCIvCgxMb2dpblJlcXVlc3QSDQoFZW1haWwYASABKAkSEAoIcGFzc3dvcmQYAiABKAkiHwoRR2V0UGFydG5lclJlcXVlc3QSCgoCaWQYASABKAkiSwoTTGlzdFBhcnRuZXJzUmVxdWVzdBIOCgZzdGF0dXMYASABKAkSJAoEcGFnZRgCIAEoCzIWLmNvbW1vbi52MS5QYWdlUmVxdWVzdCJNChRMaXN0UGFydG5lcnNSZXNwb25zZRImCghwYXJ0bmVycxgBIAMoCzIULnBhcnRuZXJzLnYxLlBhcnRuZXISDQoFdG90YWwYAiABKAUiugEKFFVwZGF0ZVBhcnRuZXJSZXF1ZXN0EgoKAmlkGAEgASgJEhEKBHRpZXIYAiABKAlIAIgBARIYCgt3ZWJob29rX3VybBgDIAEoCUgBiAEBEhkKEWNsZWFyX3dlYmhvb2tfdXJsGAQgASgIEisKBWF1ZGl0GAUgASgLMhcuY29tbW9uLnYxLkF1ZGl0Q29udGV4dEgCiAEBQgcKBV90aWVyQg4KDF93ZWJob29rX3VybEIICgZfYXVkaXQiWQoVQXBwcm92ZVBhcnRuZXJSZXF1ZXN0EgoKAmlkGAEgASgJEgwKBHRpZXIYAiABKAkSJgoFYXVkaXQYAyABKAsyFy5jb21tb24udjEuQXVkaXRDb250ZXh0IloKFFJlamVjdFBhcnRuZXJSZXF1ZXN0EgoKAmlkGAEgASgJEg4KBnJlYXNvbhgCIAEoCRImCgVhdWRpdBgDIAEoCzIXLmNvbW1vbi52MS5BdWRpdENvbnRleHQiSgoUUGFydG5lckFjdGlvblJlcXVlc3QSCgoCaWQYASABKAkSJgoFYXVkaXQYAiABKAsyFy5jb21tb24udjEuQXVkaXRDb250ZXh0IigKEkxpc3RBcGlLZXlzUmVxdWVzdBISCgpwYXJ0bmVyX2lkGAEgASgJIjwKE0xpc3RBcGlLZXlzUmVzcG9uc2USJQoIYXBpX2tleXMYASADKAsyEy5wYXJ0bmVycy52MS5BcGlLZXkiYAoSSXNzdWVBcGlLZXlSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSDgoGc2NvcGVzGAIgAygJEiYKBWF1ZGl0GAMgASgLMhcuY29tbW9uLnYxLkF1ZGl0Q29udGV4dCJhChNSZXZva2VBcGlLZXlSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSDgoGa2V5X2lkGAIgASgJEiYKBWF1ZGl0GAMgASgLMhcuY29tbW9uLnYxLkF1ZGl0Q29udGV4dCIxChtSb3RhdGVXZWJob29rU2VjcmV0UmVzcG9uc2USEgoKcm90YXRlZF9hdBgBIAEoCSIlChNMb29rdXBBcGlLZXlSZXF1ZXN0Eg4KBnByZWZpeBgBIAEoCSKSAQoQQXBpS2V5Q3JlZGVudGlhbBIOCgZrZXlfaWQYASABKAkSEgoKcGFydG5lcl9pZBgCIAEoCRITCgtzZWNyZXRfaGFzaBgDIAEoCRIOCgZzY29wZXMYBCADKAkSDwoHcmV2b2tlZBgFIAEoCBIWCg5wYXJ0bmVyX3N0YXR1cxgGIAEoCRIMCgR0aWVyGAcgASgJIiQKElRvdWNoQXBpS2V5UmVxdWVzdBIOCgZrZXlfaWQYASABKAkiFQoTVG91Y2hBcGlLZXlSZXNwb25zZSKHAgoKQXVkaXRFbnRyeRIKCgJpZBgBIAEoCRIOCgZhY3Rpb24YAiABKAkSDgoGdGFyZ2V0GAMgASgJEhAKCG9wZXJhdG9yGAQgASgJEhIKCnJlcXVlc3RfaWQYBSABKAkSEgoKY3JlYXRlZF9hdBgHIAEoCRI1CgdkZXRhaWxzGAggAygLMiQucGFydG5lcnMudjEuQXVkaXRFbnRyeS5EZXRhaWxzRW50cnkaSAoMRGV0YWlsc0VudHJ5EgsKA2tleRgBIAEoCRInCgV2YWx1ZRgCIAEoCzIYLnBhcnRuZXJzLnYxLkF1ZGl0RGV0YWlsOgI4AUoECAYQB1IMZGV0YWlsc19qc29uInAKC0F1ZGl0RGV0YWlsEg4KBHRleHQYASABKAlIABIQCgZudW1iZXIYAiABKAFIABIOCgRmbGFnGAMgASgISAASJgoFdGV4dHMYBCABKAsyFS5wYXJ0bmVycy52MS5UZXh0TGlzdEgAQgcKBXZhbHVlIhoKCFRleHRMaXN0Eg4KBnZhbHVlcxgBIAMoCSI/ChdMaXN0QXVkaXRFbnRyaWVzUmVxdWVzdBIkCgRwYWdlGAEgASgLMhYuY29tbW9uLnYxLlBhZ2VSZXF1ZXN0IlMKGExpc3RBdWRpdEVudHJpZXNSZXNwb25zZRIoCgdlbnRyaWVzGAEgAygLMhcucGFydG5lcnMudjEuQXVkaXRFbnRyeRINCgV0b3RhbBgCIAEoBSIvChlHZXRXZWJob29rRW5kcG9pbnRSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkiUgoPV2ViaG9va0VuZHBvaW50EhAKA3VybBgBIAEoCUgAiAEBEhUKDXNlYWxlZF9zZWNyZXQYAiABKAkSDgoGc3RhdHVzGAMgASgJQgYKBF91cmwyxAoKD1BhcnRuZXJzU2VydmljZRI+CghSZWdpc3RlchIcLnBhcnRuZXJzLnYxLlJlZ2lzdGVyUmVxdWVzdBoULnBhcnRuZXJzLnYxLlBhcnRuZXISOAoFTG9naW4SGS5wYXJ0bmVycy52MS5Mb2dpblJlcXVlc3QaFC5wYXJ0bmVycy52MS5QYXJ0bmVyEkgKCkdldFBhcnRuZXISHi5wYXJ0bmVycy52MS5HZXRQYXJ0bmVyUmVxdWVzdBoaLnBhcnRuZXJzLnYxLlBhcnRuZXJEZXRhaWwSUwoMTGlzdFBhcnRuZXJzEiAucGFydG5lcnMudjEuTGlzdFBhcnRuZXJzUmVxdWVzdBohLnBhcnRuZXJzLnYxLkxpc3RQYXJ0bmVyc1Jlc3BvbnNlEkgKDVVwZGF0ZVBhcnRuZXISIS5wYXJ0bmVycy52MS5VcGRhdGVQYXJ0bmVyUmVxdWVzdBoULnBhcnRuZXJzLnYxLlBhcnRuZXISSgoOQXBwcm92ZVBhcnRuZXISIi5wYXJ0bmVycy52MS5BcHByb3ZlUGFydG5lclJlcXVlc3QaFC5wYXJ0bmVycy52MS5QYXJ0bmVyEkgKDVJlamVjdFBhcnRuZXISIS5wYXJ0bmVycy52MS5SZWplY3RQYXJ0bmVyUmVxdWVzdBoULnBhcnRuZXJzLnYxLlBhcnRuZXISSQoOU3VzcGVuZFBhcnRuZXISIS5wYXJ0bmVycy52MS5QYXJ0bmVyQWN0aW9uUmVxdWVzdBoULnBhcnRuZXJzLnYxLlBhcnRuZXISSwoQUmVpbnN0YXRlUGFydG5lchIhLnBhcnRuZXJzLnYxLlBhcnRuZXJBY3Rpb25SZXF1ZXN0GhQucGFydG5lcnMudjEuUGFydG5lchJQCgtMaXN0QXBpS2V5cxIfLnBhcnRuZXJzLnYxLkxpc3RBcGlLZXlzUmVxdWVzdBogLnBhcnRuZXJzLnYxLkxpc3RBcGlLZXlzUmVzcG9uc2USQwoLSXNzdWVBcGlLZXkSHy5wYXJ0bmVycy52MS5Jc3N1ZUFwaUtleVJlcXVlc3QaEy5wYXJ0bmVycy52MS5BcGlLZXkSRQoMUmV2b2tlQXBpS2V5EiAucGFydG5lcnMudjEuUmV2b2tlQXBpS2V5UmVxdWVzdBoTLnBhcnRuZXJzLnYxLkFwaUtleRJiChNSb3RhdGVXZWJob29rU2VjcmV0EiEucGFydG5lcnMudjEuUGFydG5lckFjdGlvblJlcXVlc3QaKC5wYXJ0bmVycy52MS5Sb3RhdGVXZWJob29rU2VjcmV0UmVzcG9uc2USTwoMTG9va3VwQXBpS2V5EiAucGFydG5lcnMudjEuTG9va3VwQXBpS2V5UmVxdWVzdBodLnBhcnRuZXJzLnYxLkFwaUtleUNyZWRlbnRpYWwSUAoLVG91Y2hBcGlLZXkSHy5wYXJ0bmVycy52MS5Ub3VjaEFwaUtleVJlcXVlc3QaIC5wYXJ0bmVycy52MS5Ub3VjaEFwaUtleVJlc3BvbnNlEl8KEExpc3RBdWRpdEVudHJpZXMSJC5wYXJ0bmVycy52MS5MaXN0QXVkaXRFbnRyaWVzUmVxdWVzdBolLnBhcnRuZXJzLnYxLkxpc3RBdWRpdEVudHJpZXNSZXNwb25zZRJaChJHZXRXZWJob29rRW5kcG9pbnQSJi5wYXJ0bmVycy52MS5HZXRXZWJob29rRW5kcG9pbnRSZXF1ZXN0GhwucGFydG5lcnMudjEuV2ViaG9va0VuZHBvaW50YgZwcm90bzM", [file_common_v1_common]);
 
 /**
  * @generated from message partners.v1.Partner
@@ -611,16 +611,16 @@ export type AuditEntry = Message<"partners.v1.AuditEntry"> & {
   requestId: string;
 
   /**
-   * JSON object with the action's non-secret details.
-   *
-   * @generated from field: string details_json = 6;
-   */
-  detailsJson: string;
-
-  /**
    * @generated from field: string created_at = 7;
    */
   createdAt: string;
+
+  /**
+   * The action's non-secret facts by name (the new tier, a key id, a plan's changed fields).
+   *
+   * @generated from field: map<string, partners.v1.AuditDetail> details = 8;
+   */
+  details: { [key: string]: AuditDetail };
 };
 
 /**
@@ -629,6 +629,70 @@ export type AuditEntry = Message<"partners.v1.AuditEntry"> & {
  */
 export const AuditEntrySchema: GenMessage<AuditEntry> = /*@__PURE__*/
   messageDesc(file_partners_v1_partners, 21);
+
+/**
+ * One fact of an audit entry. No value set is JSON null (a cleared region or webhook URL).
+ *
+ * @generated from message partners.v1.AuditDetail
+ */
+export type AuditDetail = Message<"partners.v1.AuditDetail"> & {
+  /**
+   * @generated from oneof partners.v1.AuditDetail.value
+   */
+  value: {
+    /**
+     * @generated from field: string text = 1;
+     */
+    value: string;
+    case: "text";
+  } | {
+    /**
+     * Counts and amounts in minor units; every one of them is exact in a double.
+     *
+     * @generated from field: double number = 2;
+     */
+    value: number;
+    case: "number";
+  } | {
+    /**
+     * @generated from field: bool flag = 3;
+     */
+    value: boolean;
+    case: "flag";
+  } | {
+    /**
+     * A list of names (scopes, country codes).
+     *
+     * @generated from field: partners.v1.TextList texts = 4;
+     */
+    value: TextList;
+    case: "texts";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message partners.v1.AuditDetail.
+ * Use `create(AuditDetailSchema)` to create a new message.
+ */
+export const AuditDetailSchema: GenMessage<AuditDetail> = /*@__PURE__*/
+  messageDesc(file_partners_v1_partners, 22);
+
+/**
+ * @generated from message partners.v1.TextList
+ */
+export type TextList = Message<"partners.v1.TextList"> & {
+  /**
+   * @generated from field: repeated string values = 1;
+   */
+  values: string[];
+};
+
+/**
+ * Describes the message partners.v1.TextList.
+ * Use `create(TextListSchema)` to create a new message.
+ */
+export const TextListSchema: GenMessage<TextList> = /*@__PURE__*/
+  messageDesc(file_partners_v1_partners, 23);
 
 /**
  * @generated from message partners.v1.ListAuditEntriesRequest
@@ -645,7 +709,7 @@ export type ListAuditEntriesRequest = Message<"partners.v1.ListAuditEntriesReque
  * Use `create(ListAuditEntriesRequestSchema)` to create a new message.
  */
 export const ListAuditEntriesRequestSchema: GenMessage<ListAuditEntriesRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 22);
+  messageDesc(file_partners_v1_partners, 24);
 
 /**
  * @generated from message partners.v1.ListAuditEntriesResponse
@@ -667,7 +731,57 @@ export type ListAuditEntriesResponse = Message<"partners.v1.ListAuditEntriesResp
  * Use `create(ListAuditEntriesResponseSchema)` to create a new message.
  */
 export const ListAuditEntriesResponseSchema: GenMessage<ListAuditEntriesResponse> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 23);
+  messageDesc(file_partners_v1_partners, 25);
+
+/**
+ * @generated from message partners.v1.GetWebhookEndpointRequest
+ */
+export type GetWebhookEndpointRequest = Message<"partners.v1.GetWebhookEndpointRequest"> & {
+  /**
+   * @generated from field: string partner_id = 1;
+   */
+  partnerId: string;
+};
+
+/**
+ * Describes the message partners.v1.GetWebhookEndpointRequest.
+ * Use `create(GetWebhookEndpointRequestSchema)` to create a new message.
+ */
+export const GetWebhookEndpointRequestSchema: GenMessage<GetWebhookEndpointRequest> = /*@__PURE__*/
+  messageDesc(file_partners_v1_partners, 26);
+
+/**
+ * @generated from message partners.v1.WebhookEndpoint
+ */
+export type WebhookEndpoint = Message<"partners.v1.WebhookEndpoint"> & {
+  /**
+   * Absent when the partner has set no webhook URL.
+   *
+   * @generated from field: optional string url = 1;
+   */
+  url?: string | undefined;
+
+  /**
+   * AES-256-GCM ciphertext of the whsec_ secret (as stored); empty before approval.
+   *
+   * @generated from field: string sealed_secret = 2;
+   */
+  sealedSecret: string;
+
+  /**
+   * pending | approved | rejected | suspended
+   *
+   * @generated from field: string status = 3;
+   */
+  status: string;
+};
+
+/**
+ * Describes the message partners.v1.WebhookEndpoint.
+ * Use `create(WebhookEndpointSchema)` to create a new message.
+ */
+export const WebhookEndpointSchema: GenMessage<WebhookEndpoint> = /*@__PURE__*/
+  messageDesc(file_partners_v1_partners, 27);
 
 /**
  * Partner accounts, API keys, webhook secrets and the operator audit log.
@@ -806,6 +920,17 @@ export const PartnersService: GenService<{
     methodKind: "unary";
     input: typeof ListAuditEntriesRequestSchema;
     output: typeof ListAuditEntriesResponseSchema;
+  },
+  /**
+   * For the webhooks service: where to deliver and the signing secret, still
+   * sealed under the platform data key (no secret crosses gRPC in clear).
+   *
+   * @generated from rpc partners.v1.PartnersService.GetWebhookEndpoint
+   */
+  getWebhookEndpoint: {
+    methodKind: "unary";
+    input: typeof GetWebhookEndpointRequestSchema;
+    output: typeof WebhookEndpointSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_partners_v1_partners, 0);

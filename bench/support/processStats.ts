@@ -1,0 +1,23 @@
+/** What the benchmarks read about a process from /proc (Linux): its resident memory and the CPU it has used. */
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+const clockTicksPerSecond = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+/** utime + stime from /proc/<pid>/stat (fields 14 and 15, after the parenthesised command name). */
+export function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicksPerSecond;
+}
+
+/** VmRSS from /proc/<pid>/status, in MiB (NaN when the process is gone). */
+export function rssMiB(pid: number): number {
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB$/m);
+    return line ? Number(line[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;

@@ -1,0 +1,85 @@
+import { createHash, randomInt, timingSafeEqual } from 'node:crypto';
+import type { PartnerStatus, Scope, Tier } from '@esim/vocabulary';
+
+/**
+ * The partner API key, in one place: the partners service issues keys with
+ * it and the gateway verifies them with it, so the two can never disagree on
+ * the format or the hash.
+ *
+ * A key is `sk_live_<prefix>_<secret>`. The prefix (12 of [a-z0-9]) is the
+ * public lookup id, stored and shown in key metadata; the secret (40 of
+ * [A-Za-z0-9], ~238 bits) is never stored, only its SHA-256.
+ */
+const marker = 'sk_live_';
+const keyPattern = /^sk_live_([a-z0-9]{12})_([A-Za-z0-9]{32,128})$/;
+const prefixLength = 12;
+const secretLength = 40;
+const prefixAlphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
+const secretAlphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/**
+ * What verifying a key needs, as the partners service looks it up and the
+ * gateway caches it: the secret's hash, the key's state and its partner's.
+ */
+export interface KeyCredential {
+  keyId: string;
+  partnerId: string;
+  /** Hex SHA-256 of the key's secret part (checked with `secretMatches`). */
+  secretHash: string;
+  scopes: Scope[];
+  revoked: boolean;
+  partnerStatus: PartnerStatus;
+  tier: Tier;
+}
+
+export interface KeyParts {
+  prefix: string;
+  secret: string;
+}
+
+export function formatKey(prefix: string, secret: string): string {
+  const key = `${marker}${prefix}_${secret}`;
+  if (!keyPattern.test(key)) throw new Error('formatKey: prefix or secret outside the key format');
+  return key;
+}
+
+/**
+ * The prefix and secret of a well-formed key, or undefined. Secrets of 32 to
+ * 128 characters are accepted (32 is still ≥ 190 bits), so longer keys can be
+ * issued later without touching verifiers.
+ */
+export function parseKey(key: string): KeyParts | undefined {
+  const match = keyPattern.exec(key);
+  return match ? { prefix: match[1]!, secret: match[2]! } : undefined;
+}
+
+/** True for anything meant as one of our keys, well-formed or not (to tell a key sent to the wrong door). */
+export function looksLikeKey(value: string): boolean {
+  return value.startsWith(marker);
+}
+
+/** A fresh key; the full key exists only in this value, to be e-mailed once. */
+export function generateKey(): KeyParts & { key: string } {
+  const prefix = randomString(prefixAlphabet, prefixLength);
+  const secret = randomString(secretAlphabet, secretLength);
+  return { key: formatKey(prefix, secret), prefix, secret };
+}
+
+/** SHA-256 is right here: the secret has ≥ 190 bits of entropy, so no stretching is needed. Hex, as stored. */
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+/** Compares in constant time; a malformed stored hash matches nothing. */
+export function secretMatches(secret: string, hashHex: string): boolean {
+  const actual = createHash('sha256').update(secret, 'utf8').digest();
+  const expected = Buffer.from(hashHex, 'hex');
+  return expected.length === actual.length && timingSafeEqual(actual, expected);
+}
+
+/** Uniform over the alphabet: randomInt has no modulo bias. */
+function randomString(alphabet: string, length: number): string {
+  let out = '';
+  for (let i = 0; i < length; i++) out += alphabet[randomInt(alphabet.length)];
+  return out;
+}

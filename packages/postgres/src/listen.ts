@@ -1,0 +1,69 @@
+import type pg from 'pg';
+
+export interface Listener {
+  /** Stops listening and returns the connection to the pool. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/**
+ * LISTENs on `channel` with one pooled connection and calls `onNotify` for
+ * each NOTIFY, which Postgres delivers only once the notifying transaction
+ * commits. It is a wake-up signal, never the only one: a lost connection is
+ * re-established on the next `ensure()`, and callers keep a slow poll as
+ * the safety net.
+ */
+export function listenFor(pool: pg.Pool, channel: string, onNotify: () => void, onError: (error: unknown) => void): Listener & { ensure(): Promise<void> } {
+  let current: { connection: pg.PoolClient; release(destroy: boolean): void } | undefined;
+  let stopped = false;
+
+  // The connection goes back to the pool exactly once and without our
+  // handlers: an error can arrive after stop() released it (the server
+  // terminating it), and a pooled connection is later someone else's.
+  function hold(connection: pg.PoolClient) {
+    let released = false;
+    const onConnectionError = () => {
+      if (current?.connection === connection) current = undefined;
+      release(true);
+    };
+    const release = (destroy: boolean) => {
+      if (released) return;
+      released = true;
+      connection.off('notification', onNotify);
+      connection.off('error', onConnectionError);
+      // A pooled connection gets pg-pool's idle handler back; a destroyed
+      // one may still report its dying socket, which must not crash us.
+      if (destroy) connection.on('error', () => {});
+      connection.release(destroy);
+    };
+    connection.on('notification', onNotify);
+    connection.on('error', onConnectionError);
+    return { connection, release };
+  }
+
+  return {
+    async ensure() {
+      if (current || stopped) return;
+      try {
+        const held = hold(await pool.connect());
+        try {
+          await held.connection.query(`LISTEN ${channel}`);
+        } catch (error) {
+          held.release(true);
+          throw error;
+        }
+        if (stopped) return held.release(false);
+        current = held;
+      } catch (error) {
+        onError(error);
+      }
+    },
+    async stop() {
+      stopped = true;
+      const held = current;
+      current = undefined;
+      if (!held) return;
+      await held.connection.query(`UNLISTEN ${channel}`).catch(() => {});
+      held.release(false);
+    },
+  };
+}

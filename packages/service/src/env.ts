@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import { commonEnv } from '@esim/config';
+
+/** An empty variable (`NATS_CREDS=`) means unset, as in a shell or a compose file. */
+const optionalPath = z.preprocess((value) => (value === '' ? undefined : value), z.string().min(1).optional());
+
+/** How a process treats its schema's migrations at start. */
+export const migrateModes = ['on-start', 'only', 'off'] as const;
+export type MigrateMode = (typeof migrateModes)[number];
+
+/**
+ * Process-level settings every service reads, the gateway included:
+ * - MIGRATE: `on-start` (default; development, Compose) applies the
+ *   migrations under an advisory lock and serves; `only` applies them and
+ *   exits 0 (the migration Job); `off` applies nothing and waits until every
+ *   migration this build ships is recorded (production pods, after the Job).
+ * - NATS_CREDS, NATS_TLS_CA, NATS_TLS_CERT, NATS_TLS_KEY: files (mounted
+ *   Secrets) for an authenticated, encrypted NATS.
+ * - NATS_STREAM_REPLICAS: JetStream replicas of the streams this service
+ *   creates or updates (3 on a clustered NATS).
+ * - SHUTDOWN_TIMEOUT_MS: the deadline of the whole shutdown after SIGTERM;
+ *   keep it below terminationGracePeriodSeconds minus the preStop pause.
+ */
+export const runtimeEnv = {
+  MIGRATE: z.enum(migrateModes).default('on-start'),
+  NATS_CREDS: optionalPath,
+  NATS_TLS_CA: optionalPath,
+  NATS_TLS_CERT: optionalPath,
+  NATS_TLS_KEY: optionalPath,
+  NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(20_000),
+};
+
+/**
+ * The variables every service reads, as zod fields a service spreads into its
+ * own config schema: `z.object({ ...serviceEnv(9092), GRPC_PORT:
+ * commonEnv.port(50052), DATABASE_URL: commonEnv.DATABASE_URL, … })`. The
+ * default ports are the service's entry in scripts/launcher/services.ts.
+ */
+export function serviceEnv(healthPort: number) {
+  return {
+    NODE_ENV: commonEnv.NODE_ENV,
+    LOG_LEVEL: commonEnv.LOG_LEVEL,
+    NATS_URL: commonEnv.NATS_URL,
+    PLATFORM_NAMESPACE: commonEnv.PLATFORM_NAMESPACE,
+    HEALTH_PORT: commonEnv.port(healthPort),
+    ...runtimeEnv,
+  };
+}
+
+/** What the bootstrap needs from any service's parsed config. */
+export interface BaseConfig {
+  LOG_LEVEL: string;
+  NATS_URL?: string;
+  PLATFORM_NAMESPACE: string;
+  HEALTH_PORT?: number;
+  GRPC_PORT?: number;
+  DATABASE_URL?: string;
+  MIGRATE?: MigrateMode;
+  NATS_CREDS?: string;
+  NATS_TLS_CA?: string;
+  NATS_TLS_CERT?: string;
+  NATS_TLS_KEY?: string;
+  NATS_STREAM_REPLICAS?: number;
+  SHUTDOWN_TIMEOUT_MS?: number;
+}
+
+/** Address of another service's gRPC API: `host:port`. */
+export const grpcAddress = (fallback: string) => z.string().regex(/^[^\s:]+:\d+$/, 'must be host:port').default(fallback);

@@ -1,0 +1,44 @@
+/**
+ * The platform's closed vocabularies, declared once. The gateway's zod
+ * schemas, the services' domain types and the tests of the migrations'
+ * CHECK constraints all read these lists, so a new value is one edit here.
+ */
+
+/** Pricing tiers (contract §5): standard pays the floor price, premium +10 %, enterprise +20 %. */
+export const tiers = ['standard', 'premium', 'enterprise'] as const;
+export type Tier = (typeof tiers)[number];
+
+/** API key scopes (contract §4); the key issued at approval has all four. */
+export const scopes = ['catalog:read', 'orders:write', 'orders:read', 'wallet:read'] as const;
+export type Scope = (typeof scopes)[number];
+
+/** Partner account states (contract §4). */
+export const partnerStatuses = ['pending', 'approved', 'rejected', 'suspended'] as const;
+export type PartnerStatus = (typeof partnerStatuses)[number];
+
+/** Order states (contract §7): processing → provisioned | failed. */
+export const orderStatuses = ['processing', 'provisioned', 'failed'] as const;
+export type OrderStatus = (typeof orderStatuses)[number];
+
+/** Wallet ledger entry types (contract §6) and the sign each amount carries. */
+export const ledgerEntryTypes = ['topup', 'order_debit', 'refund', 'adjustment'] as const;
+export type LedgerEntryType = (typeof ledgerEntryTypes)[number];
+
+/** A reservation of an order's price: held at order time, then captured (provisioned) or released (failed, refunded). */
+export const reservationStates = ['held', 'captured', 'released'] as const;
+export type ReservationState = (typeof reservationStates)[number];
+
+/** Webhook delivery states (contract §9). */
+export const deliveryStatuses = ['pending', 'succeeded', 'failed', 'no_endpoint'] as const;
+export type DeliveryStatus = (typeof deliveryStatuses)[number];
+
+/** Partner-facing event types (contract §9). */
+export const partnerEventTypes = ['payment.paid', 'provision.provisioned', 'provision.failed', 'wallet.credited', 'webhook.test'] as const;
+export type PartnerEventType = (typeof partnerEventTypes)[number];
+
+/** Narrows a caller's string to a vocabulary; the one membership check every service uses. */
+export function isOneOf<T extends string>(values: readonly T[], value: string): value is T {
+  return (values as readonly string[]).includes(value);
+}
+
+export { countryCodes, isCountryCode } from './countries.js';

@@ -1,0 +1,41 @@
+/**
+ * Which services each service dials, for the NetworkPolicies: read from what
+ * its config declares (`CATALOG_ADDR`, `SUPPLIER_URL`…), so the policies
+ * follow the code and no second list can drift from it. Every service is
+ * handed every address; only the ones its config names are ones it uses.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { constantCase, type PortKind, type ServiceEntry } from '../launcher/services.js';
+import { repoRoot } from '../launcher/supervisor.js';
+
+export interface Call {
+  /** The service called. */
+  target: ServiceEntry;
+  port: PortKind;
+}
+
+function configText(entry: ServiceEntry): string {
+  try {
+    return readFileSync(join(repoRoot, 'services', entry.name, 'src', 'config.ts'), 'utf8');
+  } catch {
+    return ''; // an entry without a folder yet (the generator's tests) calls nothing
+  }
+}
+
+/** The gRPC APIs and URL-addressed services `entry`'s config reads. */
+export function callsOf(entry: ServiceEntry, list: readonly ServiceEntry[]): Call[] {
+  const text = configText(entry);
+  const calls: Call[] = [];
+  for (const target of list) {
+    if (target.name === entry.name) continue;
+    if (target.ports.grpc !== undefined && new RegExp(`\\b${constantCase(target.name)}_ADDR\\b`).test(text)) calls.push({ target, port: 'grpc' });
+    if (target.url && new RegExp(`\\b${target.url.variable}\\b`).test(text)) calls.push({ target, port: target.url.port });
+  }
+  return calls;
+}
+
+/** The services that call `entry`, with the port they call it on. */
+export function callersOf(entry: ServiceEntry, list: readonly ServiceEntry[]): Array<{ caller: ServiceEntry; port: PortKind }> {
+  return list.flatMap((caller) => callsOf(caller, list).filter((call) => call.target.name === entry.name).map((call) => ({ caller, port: call.port })));
+}

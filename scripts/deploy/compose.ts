@@ -1,0 +1,198 @@
+/** docker-compose.yml from the service list: one container per entry beside the infrastructure it needs. */
+import { addressEnv, portEnv, readinessPort, services as serviceList, type Dependency, type ServiceEntry } from '../launcher/services.js';
+import { composeHealthcheck, composeImage, generatedHeader, kebab, scalar, secretDoc, secretKeysOf, sharedSettings } from './settings.js';
+
+/** Infrastructure containers, pinned, each with a health check its dependants wait on. */
+const infrastructure = `  postgres:
+    image: postgres:16
+    environment:
+      POSTGRES_USER: postgres
+      POSTGRES_PASSWORD: postgres
+      POSTGRES_DB: esim
+    volumes:
+      - postgres-data:/var/lib/postgresql/data
+    healthcheck:
+      test: ["CMD", "pg_isready", "-U", "postgres", "-d", "esim"]
+      interval: 2s
+      timeout: 3s
+      retries: 15
+
+  redis:
+    image: redis:7
+    healthcheck:
+      test: ["CMD", "redis-cli", "ping"]
+      interval: 2s
+      timeout: 3s
+      retries: 15
+
+  nats:
+    # The alpine variant of the same release: the plain image has no shell or
+    # HTTP client to run a healthcheck with.
+    image: nats:2.10-alpine
+    command: ["-js", "-sd", "/data", "-m", "8222"]
+    volumes:
+      - nats-data:/data
+    healthcheck:
+      test: ["CMD", "wget", "-q", "-O", "/dev/null", "http://127.0.0.1:8222/healthz?js-enabled-only=true"]
+      interval: 2s
+      timeout: 3s
+      retries: 15
+
+  mailpit:
+    image: axllent/mailpit:v1.27
+    ports:
+      - "8025:8025"
+    healthcheck:
+      test: ["CMD", "/mailpit", "readyz"]
+      interval: 2s
+      timeout: 3s
+      retries: 15
+`;
+
+/** Traces: services → Collector → Jaeger; metrics: Prometheus scrapes each service; Grafana shows both. Profile `observability` only. */
+const observability = `  otel-collector:
+    image: otel/opentelemetry-collector-contrib:0.114.0
+    profiles: ["observability"]
+    command: ["--config=/etc/otelcol/config.yaml"]
+    volumes:
+      - ./deploy/observability/otel-collector.yaml:/etc/otelcol/config.yaml:ro
+    depends_on:
+      jaeger:
+        condition: service_started
+
+  jaeger:
+    image: jaegertracing/all-in-one:1.62.0
+    profiles: ["observability"]
+    environment:
+      COLLECTOR_OTLP_ENABLED: "true"
+    ports:
+      - "16686:16686"
+
+  prometheus:
+    image: prom/prometheus:v2.55.1
+    profiles: ["observability"]
+    command: ["--config.file=/etc/prometheus/prometheus.yml"]
+    volumes:
+      - ./deploy/observability/prometheus.yml:/etc/prometheus/prometheus.yml:ro
+      - ./deploy/observability/alerts.yml:/etc/prometheus/alerts.yml:ro
+    ports:
+      - "9090:9090"
+
+  grafana:
+    image: grafana/grafana:11.3.0
+    profiles: ["observability"]
+    environment:
+      GF_AUTH_ANONYMOUS_ENABLED: "true"
+      GF_AUTH_ANONYMOUS_ORG_ROLE: Admin
+      GF_AUTH_DISABLE_LOGIN_FORM: "true"
+    volumes:
+      - ./deploy/observability/grafana/provisioning:/etc/grafana/provisioning:ro
+      - ./deploy/observability/grafana/dashboards:/var/lib/grafana/dashboards:ro
+    ports:
+      - "3000:3000"
+    depends_on:
+      prometheus:
+        condition: service_started
+      jaeger:
+        condition: service_started
+`;
+
+/** The container each need waits for. */
+const containerOf: Record<Dependency, string> = { postgres: 'postgres', redis: 'redis', nats: 'nats', smtp: 'mailpit' };
+
+/** Compose's DNS name of a service is its name, and its ports are the list's defaults. */
+const addresses = (services: readonly ServiceEntry[]) => addressEnv(Object.fromEntries(services.map((entry) => [entry.name, entry.ports])), (name) => name);
+
+function mapping(values: Record<string, string>, spaces: number): string {
+  return Object.entries(values)
+    .map(([key, value]) => `${' '.repeat(spaces)}${key}: ${scalar(value)}`)
+    .join('\n');
+}
+
+/**
+ * One image for every service: the first entry builds it (once), the others
+ * run the same tag (Compose does not pull an image another service builds).
+ * SERVICE picks the service at run time.
+ */
+function serviceBlock(entry: ServiceEntry, services: readonly ServiceEntry[]): string {
+  const lines = [
+    `  ${entry.name}:`,
+    `    image: ${scalar(composeImage)}`,
+    ...(entry === services[0] ? ['    build:', '      context: .'] : []),
+    '    restart: unless-stopped',
+    '    environment:',
+    '      <<: *service-env',
+    `      SERVICE: ${entry.name}`,
+    `      OTEL_SERVICE_NAME: ${entry.name}`,
+    mapping(portEnv(entry.ports), 6),
+  ];
+  for (const key of secretKeysOf(entry)) {
+    const anchored = key !== 'DATABASE_URL' && key !== 'SMTP_URL';
+    lines.push(`      ${key}: ${anchored ? `*${kebab(key)}` : scalar(secretDoc(key).composeDefault)}`);
+  }
+  const published = (entry.public ?? []).map((kind) => entry.ports[kind]).filter((port) => port !== undefined);
+  if (published.length > 0) lines.push('    ports:', ...published.map((port) => `      - "${port}:${port}"`));
+  lines.push('    healthcheck:', '      <<: *healthcheck', `      test: ["CMD", "${composeHealthcheck}", "${readinessPort(entry, entry.ports)}", "/readyz"]`);
+  const waitsFor = [
+    ...entry.needs.map((need) => containerOf[need]),
+    ...(entry.last ? services.filter((other) => !other.last).map((other) => other.name) : []),
+  ];
+  if (waitsFor.length > 0) {
+    lines.push('    depends_on:');
+    for (const name of waitsFor) lines.push(`      ${name}:`, '        condition: service_healthy');
+  }
+  return lines.join('\n');
+}
+
+function devSecrets(services: readonly ServiceEntry[]): string {
+  const keys = [...new Set(services.flatMap((entry) => entry.secrets ?? []))];
+  if (keys.length === 0) return '';
+  return [
+    '# Placeholder secrets for local use only; real deployments inject them from a',
+    '# secret store (Kubernetes: the esim-secrets Secret). Every service that reads',
+    '# a key gets the same value (DATA_ENCRYPTION_KEY must match wherever it is read),',
+    '# which is why they are set here rather than generated per container.',
+    'x-dev-secrets:',
+    ...keys.map((key) => `  ${kebab(key)}: &${kebab(key)} ${scalar(secretDoc(key).composeDefault)}`),
+    '',
+    '',
+  ].join('\n');
+}
+
+export function composeFile(services: readonly ServiceEntry[] = serviceList): string {
+  return `${generatedHeader}
+#
+# The whole platform in containers for local use: \`docker compose up --build\`.
+# Public ports of the service list are published on localhost; e-mail is
+# caught by Mailpit at http://localhost:8025. With
+# \`docker compose --profile observability up --build\`, an OpenTelemetry
+# Collector, Jaeger (traces, http://localhost:16686), Prometheus (metrics and
+# alert rules, http://localhost:9090) and Grafana (the platform dashboard,
+# http://localhost:3000) run beside it.
+#
+# Each service runs its own migrations at start (MIGRATE=on-start) under a
+# Postgres advisory lock, so replicas may start together.
+
+x-service-env: &service-env
+${mapping(sharedSettings.compose, 2)}
+  # How services find each other: <NAME>_ADDR for gRPC APIs, URLs for the rest.
+${mapping(addresses(services), 2)}
+
+${devSecrets(services)}# Services answer /readyz once migrated and connected; the check is a bash
+# one-liner (no Node process per check), installed in the image.
+x-healthcheck: &healthcheck
+  interval: 5s
+  timeout: 3s
+  retries: 5
+  start_period: 60s
+
+services:
+${infrastructure}
+${services.map((entry) => serviceBlock(entry, services)).join('\n\n')}
+
+${observability}
+volumes:
+  postgres-data:
+  nats-data:
+`;
+}

@@ -1,0 +1,376 @@
+/**
+ * deploy/k8s/overlays/production: the base made fit for a real cluster.
+ * Image pinned by digest, settings merged into the hashed ConfigMap,
+ * migrations as Jobs (pods run with MIGRATE=off), autoscaling, a hard
+ * one-pod-per-node spread, NATS credentials mounted, an Ingress exposing
+ * only the public paths, and the monitoring objects.
+ */
+import type { ServiceEntry } from '../launcher/services.js';
+import { envFile } from './base.js';
+import { containerSecurity, envList, labels, podSecurity, resourcesYaml, writableMounts, writableVolumes } from './kubernetes.js';
+import { migrationResources } from './resources.js';
+import { generatedHeader, imageName, indent, infrastructurePorts, namespaceName, partOf, secretDoc, secretKeysOf, secretName } from './settings.js';
+
+/** Services the HPA scales on CPU, with their ceiling: the request path (gateway, orders, wallet) and webhook delivery. */
+export const autoscaled: Record<string, { maxReplicas: number }> = {
+  gateway: { maxReplicas: 10 },
+  orders: { maxReplicas: 6 },
+  wallet: { maxReplicas: 6 },
+  webhooks: { maxReplicas: 6 },
+};
+
+/** What the Ingress exposes of the public listener: the partner API, its docs, and the partner portal. Nothing else (no /metrics, no probes). */
+export const publicPaths: Array<{ path: string; pathType: 'Prefix' | 'Exact' }> = [
+  { path: '/api/v1', pathType: 'Prefix' },
+  { path: '/docs', pathType: 'Prefix' },
+  { path: '/openapi.json', pathType: 'Exact' },
+  { path: '/portal', pathType: 'Prefix' },
+];
+
+/** A digest no registry has: the overlay cannot run until a real build is pinned (`kustomize edit set image`). */
+export const digestPlaceholder = `sha256:${'0'.repeat(64)}`;
+export const registryImage = `registry.example.com/${imageName}`;
+export const natsSecretName = 'esim-nats';
+const natsMount = '/etc/esim/nats';
+const hostName = 'api.example.com';
+
+export const productionSettings: Record<string, string> = {
+  NODE_ENV: 'production',
+  LOG_LEVEL: 'info',
+  DEPLOYMENT_ENVIRONMENT: 'production',
+  // The migration Jobs apply the schema; pods wait for it and never run DDL.
+  MIGRATE: 'off',
+  // One ingress controller in front: X-Forwarded-For's last hop is the client it saw.
+  TRUST_PROXY: '1',
+  NATS_URL: 'nats://nats.nats.svc.cluster.local:4222',
+  NATS_CREDS: `${natsMount}/user.creds`,
+  NATS_TLS_CA: `${natsMount}/ca.crt`,
+  NATS_STREAM_REPLICAS: '3',
+  OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector.observability.svc.cluster.local:4318',
+  // 10 % of traces; a partner's traceparent keeps its trace id but not its sampling decision.
+  OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+  OTEL_TRACES_SAMPLER_ARG: '0.1',
+  WEBHOOK_ALLOW_INSECURE_URLS: 'false',
+};
+
+const withPostgres = (list: readonly ServiceEntry[]) => list.filter((entry) => entry.needs.includes('postgres'));
+const nameRegex = (entries: readonly ServiceEntry[] | string[]) =>
+  `^(${entries.map((entry) => (typeof entry === 'string' ? entry : entry.name)).join('|')})$`;
+
+function migrationJob(entry: ServiceEntry): string {
+  const name = `${entry.name}-migrate`;
+  const jobLabels = labels(name, { 'app.kubernetes.io/component': 'migration' });
+  return `# Applies ${entry.name}'s schema (MIGRATE=only), as the DDL-capable role in MIGRATION_DATABASE_URL.
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: ${name}
+  labels:
+${indent(jobLabels, 4)}
+  annotations:
+    # Argo CD runs it before syncing the Deployments, replacing the previous run.
+    argocd.argoproj.io/hook: PreSync
+    argocd.argoproj.io/hook-delete-policy: BeforeHookCreation
+spec:
+  backoffLimit: 4
+  activeDeadlineSeconds: 900
+  # Gone an hour after it finished, so the next \`kubectl apply\` creates it anew (a Job's template is immutable).
+  ttlSecondsAfterFinished: 3600
+  template:
+    metadata:
+      labels:
+${indent(jobLabels, 8)}
+    spec:
+${indent(podSecurity, 6)}
+      restartPolicy: Never
+      containers:
+        - name: migrate
+          image: ${imageName}
+          envFrom:
+            - configMapRef:
+                name: esim-config
+          env:
+${indent(envList(entry, { literal: { MIGRATE: 'only' }, secretKeys: { DATABASE_URL: 'MIGRATION_DATABASE_URL' } }), 12)}
+${indent(resourcesYaml(migrationResources), 10)}
+${indent(containerSecurity, 10)}
+${indent(writableMounts, 10)}
+${indent(writableVolumes, 6)}`;
+}
+
+function migrations(list: readonly ServiceEntry[]): string {
+  const policy = `# Migration pods reach Postgres (and DNS, allowed to every pod) and nothing else.
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: migrations
+  labels:
+    app.kubernetes.io/part-of: ${partOf}
+spec:
+  podSelector:
+    matchLabels:
+      app.kubernetes.io/component: migration
+  policyTypes: ["Ingress", "Egress"]
+  ingress: []
+  egress:
+    - ports:
+${infrastructurePorts.postgres.map((port) => `        - protocol: TCP\n          port: ${port}`).join('\n')}`;
+  return `${generatedHeader}
+#
+# One Job per service with a schema. Pods of this overlay start with
+# MIGRATE=off and wait until their Job has applied every migration they ship,
+# so the order of \`kubectl apply\` does not matter. Re-running after a new
+# image: delete the finished Jobs first (docs/deployment.md), or let Argo CD's
+# hook annotations do it.
+${[...withPostgres(list).map(migrationJob), policy].join('\n---\n')}
+`;
+}
+
+function autoscaling(list: readonly ServiceEntry[]): string {
+  const hpas = list
+    .filter((entry) => autoscaled[entry.name])
+    .map(
+      (entry) => `apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: ${entry.name}
+  labels:
+${indent(labels(entry.name), 4)}
+spec:
+  scaleTargetRef:
+    apiVersion: apps/v1
+    kind: Deployment
+    name: ${entry.name}
+  minReplicas: 2
+  maxReplicas: ${autoscaled[entry.name]!.maxReplicas}
+  metrics:
+    - type: Resource
+      resource:
+        name: cpu
+        target:
+          type: Utilization
+          averageUtilization: 70
+  behavior:
+    # Scale up at once; down only after 5 minutes of lower load, so a burst does not flap.
+    scaleDown:
+      stabilizationWindowSeconds: 300`,
+    );
+  return `${generatedHeader}
+#
+# CPU-based autoscaling; the Deployments these scale carry no replicas field
+# in this overlay, so \`kubectl apply\` never resets what the HPA chose.
+${hpas.join('\n---\n')}
+`;
+}
+
+function ingress(list: readonly ServiceEntry[]): string {
+  const edges = list.filter((entry) => entry.public?.includes('http'));
+  const paths = edges.flatMap((entry) =>
+    publicPaths.map(
+      ({ path, pathType }) => `- path: ${path}
+  pathType: ${pathType}
+  backend:
+    service:
+      name: ${entry.name}
+      port:
+        name: http`,
+    ),
+  );
+  return `${generatedHeader}
+#
+# The partner-facing paths of the public listener, and nothing else: the
+# probes, /metrics and any other path answer the controller's 404. The admin
+# listener is never behind it (ClusterIP only; see docs/deployment.md).
+# Set the host, the TLS secret and the class for your cluster.
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: public-api
+  labels:
+    app.kubernetes.io/part-of: ${partOf}
+  annotations:
+    # The gateway refuses bodies over 16 KiB itself; the proxy stops anything far larger first.
+    nginx.ingress.kubernetes.io/proxy-body-size: 64k
+spec:
+  ingressClassName: nginx
+  tls:
+    - hosts: ["${hostName}"]
+      secretName: esim-api-tls
+  rules:
+    - host: ${hostName}
+      http:
+        paths:
+${indent(paths.join('\n'), 10)}
+`;
+}
+
+function patches(list: readonly ServiceEntry[]): string {
+  const scaled = list.filter((entry) => autoscaled[entry.name]);
+  const natsUsers = list.filter((entry) => entry.needs.includes('nats'));
+  const redisUsers = list.filter((entry) => entry.needs.includes('redis'));
+  return `patches:
+  # No two pods of a service on one node (the base only prefers it); zones stay a preference.
+  - target:
+      kind: Deployment
+      labelSelector: app.kubernetes.io/part-of=${partOf}
+    patch: |-
+      - op: replace
+        path: /spec/template/spec/topologySpreadConstraints/1/whenUnsatisfiable
+        value: DoNotSchedule
+  # The HPA owns these replica counts.
+  - target:
+      kind: Deployment
+      name: "${nameRegex(scaled)}"
+    patch: |-
+      - op: remove
+        path: /spec/replicas
+  # NATS credentials and CA from the ${natsSecretName} Secret, as files (NATS_CREDS, NATS_TLS_CA).
+  - target:
+      kind: Deployment
+      name: "${nameRegex(natsUsers)}"
+    patch: |-
+      - op: add
+        path: /spec/template/spec/volumes/-
+        value:
+          name: nats-credentials
+          secret:
+            secretName: ${natsSecretName}
+            defaultMode: 288 # 0440: readable by the pod's group (fsGroup) only
+      - op: add
+        path: /spec/template/spec/containers/0/volumeMounts/-
+        value:
+          name: nats-credentials
+          mountPath: ${natsMount}
+          readOnly: true
+  # Redis with a password: the URL (redis://:password@host:6379, rediss:// for TLS) is a secret.
+  - target:
+      kind: Deployment
+      name: "${nameRegex(redisUsers)}"
+    patch: |-
+      - op: add
+        path: /spec/template/spec/containers/0/env/-
+        value:
+          name: REDIS_URL
+          valueFrom:
+            secretKeyRef:
+              name: ${secretName}
+              key: REDIS_URL`;
+}
+
+function kustomization(list: readonly ServiceEntry[]): string {
+  return `${generatedHeader}
+#
+# kubectl apply -k deploy/k8s/overlays/production, once the ${secretName} and
+# ${natsSecretName} Secrets exist (external-secret.example.yaml) and a real image
+# digest is pinned below:
+#   (cd deploy/k8s/overlays/production && kustomize edit set image ${imageName}=${registryImage}@sha256:<digest>)
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+namespace: ${namespaceName}
+resources:
+  - ../../base
+  - ../../monitoring
+  - migrations.yaml
+  - autoscaling.yaml
+  - ingress.yaml
+configMapGenerator:
+  - name: esim-config
+    behavior: merge
+    envs:
+      - config.env
+images:
+  - name: ${imageName}
+    newName: ${registryImage}
+    digest: ${digestPlaceholder}
+${patches(list)}
+`;
+}
+
+/** Every key of the ${secretName} Secret this overlay reads, with the services reading it. */
+export function productionSecretKeys(list: readonly ServiceEntry[]): Map<string, string[]> {
+  const readers = new Map<string, string[]>();
+  const add = (key: string, name: string) => readers.set(key, [...(readers.get(key) ?? []), name]);
+  for (const entry of list) {
+    for (const key of secretKeysOf(entry)) add(key, entry.name);
+    if (entry.needs.includes('postgres')) add('MIGRATION_DATABASE_URL', `${entry.name}-migrate`);
+    if (entry.needs.includes('redis')) add('REDIS_URL', entry.name);
+  }
+  return readers;
+}
+
+const extraSecretDocs: Record<string, string> = {
+  MIGRATION_DATABASE_URL: 'the migration Jobs: a role that owns the schemas (DDL); the services use DATABASE_URL, a role with DML only.',
+  REDIS_URL: 'redis://:password@host:6379 (rediss:// with TLS).',
+};
+
+function externalSecret(list: readonly ServiceEntry[]): string {
+  const keys = productionSecretKeys(list);
+  const data = [...keys.entries()]
+    .map(([key, readers]) => {
+      const doc = key in extraSecretDocs ? extraSecretDocs[key]! : secretDoc(key as Parameters<typeof secretDoc>[0]).doc.replace(/\n\s*#\s*/g, ' ');
+      return `    # ${readers.join(', ')}: ${doc}\n    - secretKey: ${key}\n      remoteRef:\n        key: esim/production\n        property: ${key}`;
+    })
+    .join('\n');
+  return `${generatedHeader}
+#
+# NOT applied: an example of providing the Secrets this overlay reads with the
+# External Secrets Operator (external-secrets.io) from your secret store
+# (Vault, AWS Secrets Manager, GCP Secret Manager…), through a
+# ClusterSecretStore you define. Any other way of creating the same two
+# Secrets, with the same keys, works as well.
+apiVersion: external-secrets.io/v1beta1
+kind: ExternalSecret
+metadata:
+  name: ${secretName}
+  namespace: ${namespaceName}
+spec:
+  refreshInterval: 1h
+  secretStoreRef:
+    kind: ClusterSecretStore
+    name: platform-secrets
+  target:
+    name: ${secretName}
+    creationPolicy: Owner
+  data:
+${data}
+---
+# The NATS user's credentials (nsc / the NATS chart's operator mode) and the CA of the NATS server's certificate.
+apiVersion: external-secrets.io/v1beta1
+kind: ExternalSecret
+metadata:
+  name: ${natsSecretName}
+  namespace: ${namespaceName}
+spec:
+  refreshInterval: 1h
+  secretStoreRef:
+    kind: ClusterSecretStore
+    name: platform-secrets
+  target:
+    name: ${natsSecretName}
+    creationPolicy: Owner
+  data:
+    - secretKey: user.creds
+      remoteRef:
+        key: esim/production/nats
+        property: user.creds
+    - secretKey: ca.crt
+      remoteRef:
+        key: esim/production/nats
+        property: ca.crt
+`;
+}
+
+/** Every file of deploy/k8s/overlays/production, by name. */
+export function productionFiles(list: readonly ServiceEntry[]): Record<string, string> {
+  return {
+    'kustomization.yaml': kustomization(list),
+    'config.env': envFile(
+      `Production settings, merged over the base's (same ConfigMap, new hash: a
+change rolls every pod). REDIS_URL comes from the Secret in this overlay.`,
+      [['Production', productionSettings]],
+    ),
+    'migrations.yaml': migrations(list),
+    'autoscaling.yaml': autoscaling(list),
+    'ingress.yaml': ingress(list),
+    'external-secret.example.yaml': externalSecret(list),
+  };
+}

@@ -1,0 +1,39 @@
+import { createClient, type ServiceClient } from '@esim/grpc';
+import { catalogV1, ordersV1, partnersV1, walletV1, webhooksV1 } from '@esim/proto';
+import type { Config } from './config.js';
+
+export type PartnersClient = ServiceClient<typeof partnersV1.PartnersService.method>;
+export type CatalogClient = ServiceClient<typeof catalogV1.CatalogService.method>;
+export type WalletClient = ServiceClient<typeof walletV1.WalletService.method>;
+export type OrdersClient = ServiceClient<typeof ordersV1.OrdersService.method>;
+export type WebhooksClient = ServiceClient<typeof webhooksV1.WebhooksService.method>;
+
+/** The gateway's gRPC clients: one per backend service, each handed only to the routes that call it. */
+export interface Backends {
+  partners: PartnersClient;
+  catalog: CatalogClient;
+  wallet: WalletClient;
+  orders: OrdersClient;
+  webhooks: WebhooksClient;
+}
+
+/**
+ * Channels connect lazily and none of them is a readiness dependency: a
+ * backend that is down fails its own calls with UNAVAILABLE (503) within the
+ * client's deadline, and the rest of the API keeps serving.
+ */
+export function connectBackends(config: Config): Backends & { close(): void } {
+  const backends: Backends = {
+    partners: createClient(partnersV1.PartnersService, config.PARTNERS_ADDR),
+    catalog: createClient(catalogV1.CatalogService, config.CATALOG_ADDR),
+    wallet: createClient(walletV1.WalletService, config.WALLET_ADDR),
+    orders: createClient(ordersV1.OrdersService, config.ORDERS_ADDR),
+    webhooks: createClient(webhooksV1.WebhooksService, config.WEBHOOKS_ADDR),
+  };
+  return {
+    ...backends,
+    close: () => {
+      for (const client of Object.values(backends)) client.close();
+    },
+  };
+}

@@ -1,0 +1,11 @@
+import { AppError, type ErrorCode } from '@esim/errors';
+import { isId, type IdPrefix } from '@esim/ids';
+
+/**
+ * An id that cannot name a resource answers like an unknown one (§3: 404,
+ * never 400 or 500), without a call to the service that owns it.
+ */
+export function idOrNotFound(prefix: IdPrefix, code: ErrorCode & `${string}NOT_FOUND`, id: string): string {
+  if (!isId(prefix, id)) throw new AppError(code, `No ${prefix === 'ord' ? 'order' : 'partner'} ${id.slice(0, 64)}.`);
+  return id;
+}

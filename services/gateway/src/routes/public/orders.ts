@@ -1,0 +1,114 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { orderStatuses } from '@esim/vocabulary';
+import type { OrdersClient } from '../../backends.js';
+import { component } from '../../http/components.js';
+import { pageOf, pageQuery, pagination, problems } from '../../http/schemas.js';
+import { orderCreatedView, orderView, toOrderView } from '../../views/orders.js';
+import { idOrNotFound } from '../ids.js';
+import { accountOf, type PartnerDoors } from '../partnerDoors.js';
+
+const orderRequest = component(
+  z.strictObject({
+    clientRequestId: z
+      .string()
+      .regex(/^[A-Za-z0-9._:-]{1,64}$/, 'must be 1–64 characters of A–Z a–z 0–9 . _ : -')
+      .describe('Your idempotency key, unique per partner forever: a retry with the same body answers the same order'),
+    planId: z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters').describe('A plan id from GET /partner/catalog'),
+    email: z.email('must be a valid e-mail address').max(254, 'must be at most 254 characters').describe("The customer's e-mail address"),
+    phoneNumber: z.string().regex(/^\+[1-9][0-9]{6,14}$/, 'must be E.164, e.g. +33612345678').describe("The customer's phone number, E.164"),
+  }),
+  'OrderRequest',
+  'public',
+);
+
+const orderPage = component(pageOf(orderView), 'OrderPage', 'public');
+
+/** Creating an order can wait on catalog and wallet behind the orders service; still bounded, and a retry replays. */
+const createOrderDeadlineMs = 10_000;
+
+export interface OrderRouteDeps {
+  orders: OrdersClient;
+  doors: PartnerDoors;
+}
+
+/** POST /partner/orders (orders:write); GET /partner/orders and /partner/orders/{orderId} (orders:read) and their portal twins (§7). */
+export function orderRoutes(app: FastifyInstance, { orders, doors }: OrderRouteDeps): void {
+  const typed = app.withTypeProvider<ZodTypeProvider>();
+  const write = doors.apiKey('orders:write');
+
+  typed.post(
+    '/partner/orders',
+    {
+      schema: {
+        tags: ['Orders'],
+        summary: 'Order an eSIM, paid from your wallet',
+        description:
+          'Debits the plan’s price for your tier and queues provisioning: 201 with the order (`processing`) and your new wallet balance. ' +
+          'The same `clientRequestId` with the same body answers 200 with the order in its current state and the header `Idempotent-Replayed: true`, debiting nothing; ' +
+          'with a different body, 422 IDEMPOTENCY_CONFLICT; while the first request is still running, 409 REQUEST_IN_PROGRESS (retry). ' +
+          '402 INSUFFICIENT_BALANCE debits nothing and lists no order; 422 PLAN_NOT_AVAILABLE for an unknown or inactive plan.',
+        security: write.security,
+        body: orderRequest,
+        response: {
+          201: orderCreatedView,
+          200: orderCreatedView.describe('A replay of an earlier request (header Idempotent-Replayed: true)'),
+          ...problems(400, 402, 409, 413, 415, 422),
+          ...write.problems,
+        },
+      },
+      onRequest: write.onRequest,
+    },
+    async (request, reply) => {
+      const { partnerId, tier } = accountOf(request);
+      const result = await orders.createOrder({ partnerId, tier, ...request.body }, { deadlineMs: createOrderDeadlineMs });
+      const body = { ...toOrderView(result.order!), walletBalance: Number(result.walletBalance) };
+      if (result.replayed) return reply.code(200).header('idempotent-replayed', 'true').send(body);
+      return reply.code(201).send(body);
+    },
+  );
+
+  for (const door of doors.both('orders:read')) {
+    const tags = [door.portal ? 'Portal' : 'Orders'];
+    const portal = door.portal ? ' (portal)' : '';
+
+    typed.get(
+      `${door.prefix}/orders`,
+      {
+        schema: {
+          tags,
+          summary: `Your orders, newest first${portal}`,
+          security: door.security,
+          querystring: z.strictObject({ status: z.enum(orderStatuses).optional(), ...pageQuery() }),
+          response: { 200: orderPage, ...problems(400), ...door.problems },
+        },
+        onRequest: door.onRequest,
+      },
+      async (request) => {
+        const { status, page, limit } = request.query;
+        const result = await orders.listOrders({ partnerId: accountOf(request).partnerId, status: status ?? '', page: { page, limit } });
+        return { data: result.orders.map(toOrderView), pagination: pagination(page, limit, result.total) };
+      },
+    );
+
+    typed.get(
+      `${door.prefix}/orders/:orderId`,
+      {
+        schema: {
+          tags,
+          summary: `One of your orders, with its eSIM once provisioned${portal}`,
+          description: 'An unknown id, a malformed one and another partner’s order all answer 404 ORDER_NOT_FOUND.',
+          security: door.security,
+          params: z.object({ orderId: z.string() }),
+          response: { 200: orderView, ...problems(404), ...door.problems },
+        },
+        onRequest: door.onRequest,
+      },
+      async (request) => {
+        const id = idOrNotFound('ord', 'ORDER_NOT_FOUND', request.params.orderId);
+        return toOrderView(await orders.getOrder({ id, partnerId: accountOf(request).partnerId }));
+      },
+    );
+  }
+}

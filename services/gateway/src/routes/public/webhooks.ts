@@ -1,0 +1,59 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { deliveryStatuses } from '@esim/vocabulary';
+import type { WebhooksClient } from '../../backends.js';
+import { component } from '../../http/components.js';
+import { pageOf, pageQuery, pagination, problems } from '../../http/schemas.js';
+import { toWebhookDeliveryView, webhookDeliveryView } from '../../views/webhookDeliveries.js';
+import { accountOf, type PartnerDoors } from '../partnerDoors.js';
+
+const deliveryPage = component(pageOf(webhookDeliveryView), 'WebhookDeliveryPage', 'public');
+const testEventAccepted = component(z.object({ eventId: z.string().describe('evt_…: the id the test webhook will carry') }), 'WebhookTestAccepted', 'public');
+
+export interface WebhookRouteDeps {
+  webhooks: WebhooksClient;
+  doors: PartnerDoors;
+}
+
+/** The partner's own webhook delivery log and test event, in the portal (§9, JWT). */
+export function webhookRoutes(app: FastifyInstance, { webhooks, doors }: WebhookRouteDeps): void {
+  const typed = app.withTypeProvider<ZodTypeProvider>();
+  const door = doors.portal;
+  const tags = ['Portal'];
+
+  typed.get(
+    `${door.prefix}/webhook-deliveries`,
+    {
+      schema: {
+        tags,
+        summary: 'Your webhook deliveries, newest first',
+        description: 'One delivery per event sent to your webhook URL, with its attempts, last status code, last error and next attempt time.',
+        security: door.security,
+        querystring: z.strictObject({ status: z.enum(deliveryStatuses).optional(), ...pageQuery() }),
+        response: { 200: deliveryPage, ...problems(400), ...door.problems },
+      },
+      onRequest: door.onRequest,
+    },
+    async (request) => {
+      const { status, page, limit } = request.query;
+      const result = await webhooks.listDeliveries({ partnerId: accountOf(request).partnerId, status: status ?? '', page: { page, limit } });
+      return { data: result.deliveries.map(toWebhookDeliveryView), pagination: pagination(page, limit, result.total) };
+    },
+  );
+
+  typed.post(
+    `${door.prefix}/webhook/test`,
+    {
+      schema: {
+        tags,
+        summary: 'Send yourself a test webhook',
+        description: 'Queues a `webhook.test` event, signed and retried like every event, and listed in your delivery log.',
+        security: door.security,
+        response: { 202: testEventAccepted, ...door.problems },
+      },
+      onRequest: door.onRequest,
+    },
+    async (request, reply) => reply.code(202).send({ eventId: (await webhooks.sendTestEvent({ partnerId: accountOf(request).partnerId })).eventId }),
+  );
+}

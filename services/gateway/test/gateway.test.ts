@@ -1,0 +1,156 @@
+// Protects the gateway's own behaviour without any backend: readiness on its own dependencies only, 503 for a backend that is down, 404 for ids that cannot exist, request ids on every answer, and a true OpenAPI document of the money routes.
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startService, type RunningService } from '@esim/service';
+import { createLogger } from '@esim/telemetry';
+import { gatewayService } from '../src/app.js';
+import type { Config } from '../src/config.js';
+
+const natsUrl = 'nats://127.0.0.1:4222';
+const redisUrl = 'redis://127.0.0.1:6379';
+const ns = `gwtest${randomBytes(5).toString('hex')}`;
+const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
+
+/** A port nothing listens on: every backend is "down". */
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+let gateway: RunningService<Config>;
+let publicUrl: string;
+let adminUrl: string;
+
+beforeAll(async () => {
+  const down = async () => `127.0.0.1:${await closedPort()}`;
+  gateway = await startService(gatewayService, {
+    logger: createLogger('gateway', 'silent'),
+    env: {
+      NODE_ENV: 'test',
+      NATS_URL: natsUrl,
+      REDIS_URL: redisUrl,
+      PLATFORM_NAMESPACE: ns,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      ADMIN_PORT: '0',
+      ADMIN_TOKEN: adminToken,
+      JWT_SECRET: randomBytes(32).toString('base64'),
+      PARTNERS_ADDR: await down(),
+      CATALOG_ADDR: await down(),
+      WALLET_ADDR: await down(),
+      ORDERS_ADDR: await down(),
+    },
+  });
+  publicUrl = `http://127.0.0.1:${gateway.ports.http.public}`;
+  adminUrl = `http://127.0.0.1:${gateway.ports.http.admin}`;
+});
+
+afterAll(async () => {
+  await gateway?.close();
+  const nc = await connect({ servers: natsUrl });
+  const jsm = await jetstreamManager(nc);
+  for await (const stream of jsm.streams.list()) {
+    if (stream.config.name.startsWith(`${ns.toUpperCase()}_`)) await jsm.streams.delete(stream.config.name);
+  }
+  await nc.close();
+  const redis = new Redis(redisUrl);
+  const keys = await redis.keys(`${ns}:*`);
+  if (keys.length > 0) await redis.del(...keys);
+  await redis.quit();
+});
+
+async function get(url: string, init: RequestInit = {}) {
+  const response = await fetch(url, init);
+  const text = await response.text();
+  let body: any = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // metrics are text
+  }
+  return { status: response.status, headers: response.headers, body };
+}
+
+const asAdmin = (path: string, init: RequestInit = {}) =>
+  get(`${adminUrl}/admin/v1${path}`, { ...init, headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json', ...init.headers } });
+
+describe('readiness', () => {
+  it('when every backend service is down, then both listeners are still ready: only Redis and NATS are checked', async () => {
+    for (const base of [publicUrl, adminUrl]) {
+      const ready = await get(`${base}/readyz`);
+      expect(ready.status).toBe(200);
+      expect(ready.body).toEqual({ status: 'ready', checks: { redis: 'ok', nats: 'ok' } });
+    }
+  });
+});
+
+describe('a backend that is down', () => {
+  it('when its routes are called, then 503 UNAVAILABLE as problem+json, for each backend', async () => {
+    const answers = [
+      await asAdmin('/plans'),
+      await asAdmin('/orders'),
+      await asAdmin('/partners'),
+      await asAdmin('/partners/ptn_01jzzzzzzzzzzzzzzzzzzzzzzz/wallet'),
+      await get(`${publicUrl}/api/v1/partner/catalog`, { headers: { 'x-api-key': `sk_live_abcdefabcdef_${'A'.repeat(40)}` } }),
+    ];
+    for (const answer of answers) {
+      expect(answer.status).toBe(503);
+      expect(answer.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(answer.body).toMatchObject({ code: 'UNAVAILABLE', type: '/problems/unavailable', requestId: answer.headers.get('x-request-id') });
+    }
+  });
+
+  it('when an id cannot name an order or a partner, then 404 at once, without asking the (down) service', async () => {
+    for (const id of ['nonsense', 'ord_', `ord_${'z'.repeat(600)}`, 'ptn_01jzzzzzzzzzzzzzzzzzzzzzzz']) {
+      const answer = await asAdmin(`/orders/${id}`);
+      expect({ status: answer.status, code: answer.body.code }).toEqual({ status: 404, code: 'ORDER_NOT_FOUND' });
+    }
+    const wallet = await asAdmin('/partners/nonsense/wallet/topups', { method: 'POST', body: JSON.stringify({ amount: 1, reference: 'r' }) });
+    expect({ status: wallet.status, code: wallet.body.code }).toEqual({ status: 404, code: 'PARTNER_NOT_FOUND' });
+  });
+});
+
+describe('request ids', () => {
+  it('when /metrics is read, then it carries the caller’s X-Request-Id like every other answer', async () => {
+    const metrics = await get(`${publicUrl}/metrics`, { headers: { 'x-request-id': 'scrape-42' } });
+    expect(metrics.status).toBe(200);
+    expect(metrics.headers.get('x-request-id')).toBe('scrape-42');
+  });
+
+  it('when a route is unknown, then the problem body carries the request id of the header', async () => {
+    const answer = await get(`${adminUrl}/nope`);
+    expect(answer.body).toEqual({ type: '/problems/not-found', title: 'Not found', status: 404, code: 'NOT_FOUND', detail: 'No route GET /nope.', requestId: answer.headers.get('x-request-id') });
+  });
+});
+
+describe('the OpenAPI documents', () => {
+  const statuses = (doc: any, path: string, method: string) => Object.keys(doc.paths[path][method].responses).sort();
+
+  it('when the public document is read, then every money route lists each status it can answer, and the order view has exactly the §7 fields', async () => {
+    const doc = (await get(`${publicUrl}/openapi.json`)).body;
+    expect(statuses(doc, '/api/v1/partner/orders', 'post')).toEqual(['200', '201', '400', '401', '402', '403', '409', '413', '415', '422', '429', '503']);
+    expect(statuses(doc, '/api/v1/partner/orders/{orderId}', 'get')).toEqual(['200', '401', '403', '404', '429', '503']);
+    expect(statuses(doc, '/api/v1/partner/me/orders/{orderId}', 'get')).toEqual(['200', '401', '403', '404', '503']);
+    expect(statuses(doc, '/api/v1/partner/wallet/ledger', 'get')).toEqual(['200', '400', '401', '403', '429', '503']);
+    expect(Object.keys(doc.components.schemas.Order.properties).sort()).toEqual(
+      ['clientRequestId', 'createdAt', 'currency', 'email', 'esim', 'failureReason', 'id', 'phoneNumber', 'planId', 'planName', 'price', 'status', 'updatedAt'].sort(),
+    );
+    expect(JSON.stringify(doc)).not.toMatch(/supplierReference|supplierSku|floorPrice|AdminOrder/);
+  });
+
+  it('when the admin document is read, then wallet and order routes list their statuses', async () => {
+    const doc = (await get(`${adminUrl}/openapi.json`)).body;
+    expect(statuses(doc, '/admin/v1/partners/{id}/wallet/topups', 'post')).toEqual(['200', '201', '400', '401', '404', '413', '415', '503']);
+    expect(statuses(doc, '/admin/v1/partners/{id}/wallet/adjustments', 'post')).toEqual(['201', '400', '401', '402', '404', '413', '415', '503']);
+    expect(statuses(doc, '/admin/v1/orders/{id}', 'get')).toEqual(['200', '401', '404', '503']);
+    expect(Object.keys(doc.components.schemas.AdminOrder.properties)).toEqual(expect.arrayContaining(['partnerId', 'supplierReference']));
+  });
+});

@@ -1,0 +1,31 @@
+import { createClient } from '@esim/grpc';
+import { catalogV1 } from '@esim/proto';
+
+/** The price the catalog charges a tier for a plan, as the orders domain uses it. */
+export interface PlanPrice {
+  planName: string;
+  price: number;
+  currency: string;
+  supplierSku: string;
+}
+
+export interface Catalog {
+  /** PLAN_NOT_AVAILABLE for an unknown or inactive plan; UNAVAILABLE when the catalog does not answer. */
+  getPlanPrice(request: { planId: string; tier: string }): Promise<PlanPrice>;
+  close(): void;
+}
+
+/** Bounded: a partner waits at most this long for the price before hearing 503. */
+const priceDeadlineMs = 2_000;
+
+/** The catalog's gRPC API, with int64 money converted to number at this edge. */
+export function catalogClient(address: string): Catalog {
+  const client = createClient(catalogV1.CatalogService, address);
+  return {
+    async getPlanPrice(request) {
+      const answer = await client.getPlanPrice(request, { deadlineMs: priceDeadlineMs });
+      return { planName: answer.planName, price: Number(answer.price), currency: answer.currency, supplierSku: answer.supplierSku };
+    },
+    close: () => client.close(),
+  };
+}

@@ -1,0 +1,55 @@
+import { AppError } from '@esim/errors';
+import { createClient } from '@esim/grpc';
+import { walletV1 } from '@esim/proto';
+import type { ReservationState } from '@esim/vocabulary';
+
+export interface Reservation {
+  orderId: string;
+  partnerId: string;
+  amount: number;
+  state: ReservationState;
+}
+
+export interface Wallet {
+  /**
+   * Debits `amount` and holds it for the order; idempotent by orderId.
+   * Resolves with the balance right after the debit. INSUFFICIENT_BALANCE
+   * when the balance is too low (nothing debited); UNAVAILABLE when the wallet
+   * did not answer (the debit may or may not have happened).
+   */
+  reserve(request: { orderId: string; partnerId: string; amount: number; description: string }): Promise<{ balanceAfter: number }>;
+  /** The order's reservation, or undefined when the wallet holds none. */
+  reservation(orderId: string): Promise<Reservation | undefined>;
+  /** The partner's balance now. */
+  balance(partnerId: string): Promise<number>;
+  close(): void;
+}
+
+/** Bounded well below ORDERS_SWEEP_AFTER_MS, so the sweeper never settles an order a request is still paying for. */
+const reserveDeadlineMs = 5_000;
+const readDeadlineMs = 2_000;
+
+/** The wallet's gRPC API, with int64 money converted to number at this edge. */
+export function walletClient(address: string): Wallet {
+  const client = createClient(walletV1.WalletService, address);
+  return {
+    async reserve(request) {
+      const answer = await client.reserve({ ...request, amount: BigInt(request.amount) }, { deadlineMs: reserveDeadlineMs });
+      return { balanceAfter: Number(answer.balanceAfter) };
+    },
+    async reservation(orderId) {
+      try {
+        const answer = await client.getReservation({ orderId }, { deadlineMs: readDeadlineMs });
+        return { orderId: answer.orderId, partnerId: answer.partnerId, amount: Number(answer.amount), state: answer.state as ReservationState };
+      } catch (error) {
+        if (error instanceof AppError && (error.code === 'NOT_FOUND' || error.code === 'ORDER_NOT_FOUND')) return undefined;
+        throw error;
+      }
+    },
+    async balance(partnerId) {
+      const wallet = await client.getWallet({ partnerId, ledgerLimit: 0 }, { deadlineMs: readDeadlineMs });
+      return Number(wallet.balance);
+    },
+    close: () => client.close(),
+  };
+}

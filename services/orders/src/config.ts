@@ -1,0 +1,25 @@
+import { z } from 'zod';
+import { commonEnv, loadConfig } from '@esim/config';
+import { grpcAddress, serviceEnv } from '@esim/service';
+
+const schema = z.object({
+  ...serviceEnv(9095),
+  GRPC_PORT: commonEnv.port(50054),
+  DATABASE_URL: commonEnv.DATABASE_URL,
+  CURRENCY: commonEnv.CURRENCY,
+  CATALOG_ADDR: grpcAddress('127.0.0.1:50052'),
+  WALLET_ADDR: grpcAddress('127.0.0.1:50053'),
+  /** How often the sweeper looks for orders left `pending` (a crash or an outage between Reserve and commit). */
+  ORDERS_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(5_000),
+  /**
+   * Age at which a `pending` order is the sweeper's to settle. Well above the
+   * Reserve deadline, so a request still waiting on the wallet is never raced.
+   */
+  ORDERS_SWEEP_AFTER_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(30_000),
+});
+
+export type Config = z.output<typeof schema>;
+
+export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  return loadConfig(schema, env);
+}

@@ -1,0 +1,105 @@
+import { AppError } from '@esim/errors';
+import { newId } from '@esim/ids';
+import { withTransaction } from '@esim/postgres';
+import { deletePendingOrder, findOrderByRequest, insertPendingOrder, lockPendingOrder } from '../store/orderStore.js';
+import { confirmPayment } from './confirmPayment.js';
+import { orderLogFields } from './customerLog.js';
+import type { OrdersDeps } from './deps.js';
+import { fingerprintOf } from './fingerprint.js';
+import { ordersCreated, ordersReplayed } from './metrics.js';
+import { isVisible, type Order, type OrderRequest, type VisibleOrder } from './order.js';
+import { checkOrderRequest } from './requestRules.js';
+
+export interface CreatedOrder {
+  order: VisibleOrder;
+  /** The balance right after the debit; for a replay, the balance now. */
+  walletBalance: number;
+  replayed: boolean;
+}
+
+/** A lost insert race sends us back to the lookup; the row we lost to cannot vanish more than once or twice. */
+const maxAttempts = 3;
+
+/**
+ * A partner orders a plan for a customer (contract §7). The guarantees:
+ * - one clientRequestId per partner is one order and at most one debit,
+ *   however many times and however concurrently it is sent;
+ * - the order row is committed 'pending' before the wallet is asked, so a
+ *   crash or an outage after the debit leaves a row the sweeper settles
+ *   (settlePendingOrders) rather than money held for no order;
+ * - 'processing' and its two events commit together, after the debit.
+ */
+export async function createOrder(deps: OrdersDeps, input: OrderRequest): Promise<CreatedOrder> {
+  const request = checkOrderRequest(input);
+  const fingerprint = fingerprintOf(request);
+  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    const existing = await findOrderByRequest(deps.pool, request.partnerId, request.clientRequestId);
+    if (existing) return replay(deps, existing, fingerprint);
+
+    const price = await deps.catalog.getPlanPrice({ planId: request.planId, tier: request.tier });
+    if (price.currency !== deps.currency) throw new AppError('INTERNAL', `catalog prices in ${price.currency}, orders are in ${deps.currency}`);
+
+    const order = await insertPendingOrder(deps.pool, {
+      id: newId('ord'),
+      partnerId: request.partnerId,
+      clientRequestId: request.clientRequestId,
+      fingerprint,
+      planId: request.planId,
+      planName: price.planName,
+      supplierSku: price.supplierSku,
+      price: price.price,
+      currency: price.currency,
+      email: request.email,
+      phoneNumber: request.phoneNumber,
+    });
+    // A concurrent duplicate inserted first: answer as its duplicate.
+    if (!order) continue;
+    return { ...(await pay(deps, order)), replayed: false };
+  }
+  throw inProgress();
+}
+
+/** The same clientRequestId again: the earlier order if the body matches and it is paid. */
+async function replay(deps: OrdersDeps, existing: Order, fingerprint: string): Promise<CreatedOrder> {
+  if (existing.fingerprint !== fingerprint) {
+    throw new AppError('IDEMPOTENCY_CONFLICT', `clientRequestId ${existing.clientRequestId} was already used with a different body.`);
+  }
+  if (!isVisible(existing)) throw inProgress();
+  const walletBalance = await deps.wallet.balance(existing.partnerId);
+  ordersReplayed.add(1);
+  return { order: existing, walletBalance, replayed: true };
+}
+
+/**
+ * Reserves the price and confirms the order. The row stays locked while the
+ * wallet answers, so the sweeper (SKIP LOCKED) never settles an order a
+ * request is still paying for. Refused for balance: the row is deleted, so
+ * nothing is listed and the clientRequestId is free again. Any other failure
+ * (wallet down, timeout, a crash): the row stays 'pending'; a retry hears
+ * REQUEST_IN_PROGRESS until the sweeper settles it, then the replay.
+ */
+async function pay(deps: OrdersDeps, order: Order): Promise<{ order: VisibleOrder; walletBalance: number }> {
+  const log = orderLogFields(order);
+  try {
+    const paid = await withTransaction(deps.pool, async (db) => {
+      if (!(await lockPendingOrder(db, order.id))) throw new Error(`fresh order ${order.id} is no longer pending`);
+      const { balanceAfter } = await deps.wallet.reserve({ orderId: order.id, partnerId: order.partnerId, amount: order.price, description: order.planName });
+      return { order: await confirmPayment(db, order, balanceAfter), walletBalance: balanceAfter };
+    });
+    ordersCreated.add(1, { via: 'request' });
+    deps.logger.info({ ...log, walletBalance: paid.walletBalance }, 'order paid; provisioning queued');
+    return paid;
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'INSUFFICIENT_BALANCE') {
+      await deletePendingOrder(deps.pool, order.id);
+      deps.logger.info(log, 'order refused: insufficient balance');
+    } else {
+      deps.logger.warn({ ...log, err: error }, 'payment not confirmed; the order stays pending for the sweeper');
+    }
+    throw error;
+  }
+}
+
+function inProgress(): AppError {
+  return new AppError('REQUEST_IN_PROGRESS', 'An order with this clientRequestId is being processed; retry shortly.');
+}

@@ -1,0 +1,13 @@
+import { createHash } from 'node:crypto';
+import type { OrderRequest } from './order.js';
+
+/**
+ * What makes two requests "the same body" for a reused clientRequestId: the
+ * plan and the customer, compared exactly (as the IETF Idempotency-Key draft
+ * compares payloads). Canonical JSON (keys sorted, no whitespace), hashed, so
+ * the row keeps no second copy of the customer's details.
+ */
+export function fingerprintOf(request: Pick<OrderRequest, 'planId' | 'email' | 'phoneNumber'>): string {
+  const canonical = JSON.stringify({ email: request.email, phoneNumber: request.phoneNumber, planId: request.planId });
+  return createHash('sha256').update(canonical).digest('hex');
+}

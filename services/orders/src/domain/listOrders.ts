@@ -1,0 +1,19 @@
+import type { Queryable } from '@esim/postgres';
+import { listVisibleOrders } from '../store/orderStore.js';
+import type { VisibleOrder } from './order.js';
+import { parsePage, parseStatusFilter } from './requestRules.js';
+
+/**
+ * Orders newest first, ties by id (contract §3), so paging is stable; never
+ * the internal 'pending' rows. `partnerId` '' lists every partner (operators).
+ */
+export async function listOrders(
+  db: Queryable,
+  request: { partnerId: string; status: string; page?: { page: number; limit: number } },
+): Promise<{ orders: VisibleOrder[]; total: number }> {
+  const status = parseStatusFilter(request.status);
+  const { page, limit } = parsePage(request.page);
+  const filter = { ...(request.partnerId !== '' ? { partnerId: request.partnerId } : {}), ...(status ? { status } : {}) };
+  const { orders, total } = await listVisibleOrders(db, filter, { limit, offset: (page - 1) * limit });
+  return { orders: orders as VisibleOrder[], total };
+}

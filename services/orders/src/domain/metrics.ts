@@ -1,0 +1,17 @@
+import { metrics } from '@esim/telemetry';
+
+/** The business counters an SRE pages on (contract §12). */
+const meter = metrics.getMeter('orders');
+
+export const ordersCreated = meter.createCounter('orders_created_total', {
+  description: 'Orders paid and queued for provisioning, by how the payment was confirmed (request, sweeper)',
+});
+export const ordersProvisioned = meter.createCounter('orders_provisioned_total', { description: 'Orders whose eSIM was stored' });
+export const ordersFailed = meter.createCounter('orders_failed_total', { description: 'Orders failed for good, after their refund' });
+export const ordersReplayed = meter.createCounter('orders_replayed_total', { description: 'CreateOrder calls answered from an earlier request' });
+/** The SLO an SRE pages on for orders: from the order's creation to its eSIM stored (supplier time included). */
+export const orderTimeToProvisioned = meter.createHistogram('orders_time_to_provisioned_ms', {
+  unit: 'ms',
+  description: 'From order creation to provisioned',
+  advice: { explicitBucketBoundaries: [250, 500, 1_000, 2_500, 5_000, 10_000, 30_000, 60_000, 120_000, 300_000, 900_000, 3_600_000] },
+});

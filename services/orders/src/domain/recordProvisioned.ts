@@ -1,0 +1,41 @@
+import { enqueueEvent, PermanentEventError, type EventEnvelope } from '@esim/events';
+import type { PoolClient } from '@esim/postgres';
+import type { Logger } from '@esim/telemetry';
+import { findOrder, markProvisioned, schema } from '../store/orderStore.js';
+import { orderLogFields } from './customerLog.js';
+import { orderTimeToProvisioned, ordersProvisioned } from './metrics.js';
+import type { VisibleOrder } from './order.js';
+import { partnerOrderViewOf } from './partnerView.js';
+import { qrCodeOf } from './qrCode.js';
+
+/**
+ * The supplier delivered the eSIM: the order becomes 'provisioned' with it,
+ * and `orders.order.provisioned` (the wallet captures the reservation) and
+ * the partner's `provision.provisioned` are written in the same transaction.
+ * Runs inside the consumer's exactly-once transaction; an order already
+ * provisioned (the same outcome reported twice) is left as it is.
+ */
+export function recordProvisioned(logger: Logger) {
+  return async (event: EventEnvelope<'provisioning.succeeded'>, db: PoolClient): Promise<void> => {
+    const { orderId, supplierReference, ...esim } = event.data;
+    const order = await findOrder(db, orderId, { forUpdate: true });
+    if (!order) throw new PermanentEventError(`provisioning.succeeded for unknown order ${orderId}`);
+    if (order.status !== 'processing') {
+      const level = order.status === 'provisioned' ? 'info' : 'error';
+      logger[level]({ orderId, status: order.status, eventId: event.id }, 'provisioning.succeeded for an order not processing; ignored');
+      return;
+    }
+    const qrCode = await qrCodeOf(esim.activationCode);
+    const provisioned = (await markProvisioned(db, orderId, { ...esim, qrCode }, supplierReference)) as VisibleOrder;
+    await enqueueEvent(db, schema, 'orders.order.provisioned', { orderId, partnerId: provisioned.partnerId });
+    await enqueueEvent(db, schema, 'partner.notification', {
+      partnerId: provisioned.partnerId,
+      type: 'provision.provisioned',
+      orderId,
+      payload: { order: partnerOrderViewOf(provisioned) },
+    });
+    ordersProvisioned.add(1);
+    orderTimeToProvisioned.record(Math.max(0, Date.now() - provisioned.createdAt.getTime()));
+    logger.info({ ...orderLogFields(provisioned), supplierReference }, 'order provisioned');
+  };
+}

@@ -1,0 +1,35 @@
+import { enqueueEvent, PermanentEventError, type EventEnvelope } from '@esim/events';
+import type { PoolClient } from '@esim/postgres';
+import type { Logger } from '@esim/telemetry';
+import { findOrder, markFailed, schema } from '../store/orderStore.js';
+import { ordersFailed } from './metrics.js';
+import type { VisibleOrder } from './order.js';
+import { partnerOrderViewOf } from './partnerView.js';
+
+/**
+ * The wallet refunded a failed order: only now does the order become
+ * 'failed', with the partner's `provision.failed` (carrying the refunded
+ * amount) in the same transaction, so the webhook never announces a failure
+ * whose refund is not yet recorded.
+ */
+export function recordRefund(logger: Logger) {
+  return async (event: EventEnvelope<'wallet.order.refunded'>, db: PoolClient): Promise<void> => {
+    const { orderId, amount } = event.data;
+    const order = await findOrder(db, orderId, { forUpdate: true });
+    if (!order) throw new PermanentEventError(`wallet.order.refunded for unknown order ${orderId}`);
+    if (order.status !== 'processing') {
+      const level = order.status === 'failed' ? 'info' : 'error';
+      logger[level]({ orderId, status: order.status, eventId: event.id }, 'wallet.order.refunded for an order not processing; ignored');
+      return;
+    }
+    const failed = (await markFailed(db, orderId, 'refunded by the wallet')) as VisibleOrder;
+    await enqueueEvent(db, schema, 'partner.notification', {
+      partnerId: failed.partnerId,
+      type: 'provision.failed',
+      orderId,
+      payload: { order: partnerOrderViewOf(failed), refundedAmount: amount },
+    });
+    ordersFailed.add(1);
+    logger.info({ orderId, partnerId: failed.partnerId, refundedAmount: amount, reason: failed.failureReason }, 'order failed and refunded');
+  };
+}

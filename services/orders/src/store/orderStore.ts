@@ -1,0 +1,191 @@
+import type { Queryable } from '@esim/postgres';
+import type { Esim, Order, StoredStatus } from '../domain/order.js';
+
+/** SQL for orders.orders; nothing outside src/store writes SQL against it. */
+export const schema = 'orders';
+
+const columns = `id, partner_id, client_request_id, fingerprint, plan_id, plan_name, supplier_sku, price, currency, email, phone_number,
+  status, iccid, smdp_address, matching_id, activation_code, qr_code, supplier_reference, failure_reason, created_at, updated_at`;
+
+interface OrderRow {
+  id: string;
+  partner_id: string;
+  client_request_id: string;
+  fingerprint: string;
+  plan_id: string;
+  plan_name: string;
+  supplier_sku: string;
+  price: number;
+  currency: string;
+  email: string;
+  phone_number: string;
+  status: StoredStatus;
+  iccid: string | null;
+  smdp_address: string | null;
+  matching_id: string | null;
+  activation_code: string | null;
+  qr_code: string | null;
+  supplier_reference: string | null;
+  failure_reason: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+function toOrder(row: OrderRow): Order {
+  const esim =
+    row.iccid !== null && row.smdp_address !== null && row.matching_id !== null && row.activation_code !== null && row.qr_code !== null
+      ? { iccid: row.iccid, smdpAddress: row.smdp_address, matchingId: row.matching_id, activationCode: row.activation_code, qrCode: row.qr_code }
+      : null;
+  return {
+    id: row.id,
+    partnerId: row.partner_id,
+    clientRequestId: row.client_request_id,
+    fingerprint: row.fingerprint,
+    planId: row.plan_id,
+    planName: row.plan_name,
+    supplierSku: row.supplier_sku,
+    price: row.price,
+    currency: row.currency,
+    email: row.email,
+    phoneNumber: row.phone_number,
+    status: row.status,
+    esim,
+    supplierReference: row.supplier_reference,
+    failureReason: row.failure_reason,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+const one = (rows: OrderRow[]) => (rows[0] ? toOrder(rows[0]) : undefined);
+
+export async function findOrderByRequest(db: Queryable, partnerId: string, clientRequestId: string): Promise<Order | undefined> {
+  const { rows } = await db.query<OrderRow>(`SELECT ${columns} FROM orders.orders WHERE partner_id = $1 AND client_request_id = $2`, [
+    partnerId,
+    clientRequestId,
+  ]);
+  return one(rows);
+}
+
+export async function findOrder(db: Queryable, id: string, options: { forUpdate?: boolean } = {}): Promise<Order | undefined> {
+  const { rows } = await db.query<OrderRow>(`SELECT ${columns} FROM orders.orders WHERE id = $1${options.forUpdate ? ' FOR UPDATE' : ''}`, [id]);
+  return one(rows);
+}
+
+export type NewOrder = Pick<
+  Order,
+  'id' | 'partnerId' | 'clientRequestId' | 'fingerprint' | 'planId' | 'planName' | 'supplierSku' | 'price' | 'currency' | 'email' | 'phoneNumber'
+>;
+
+/**
+ * Inserts the order as 'pending'; undefined when (partner, clientRequestId)
+ * is taken. ON CONFLICT waits for a concurrent insert of the same key to
+ * settle, so the loser learns of the winner here rather than by an error.
+ */
+export async function insertPendingOrder(db: Queryable, order: NewOrder): Promise<Order | undefined> {
+  const { rows } = await db.query<OrderRow>(
+    `INSERT INTO orders.orders (id, partner_id, client_request_id, fingerprint, plan_id, plan_name, supplier_sku, price, currency, email, phone_number, status)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending')
+     ON CONFLICT (partner_id, client_request_id) DO NOTHING
+     RETURNING ${columns}`,
+    [order.id, order.partnerId, order.clientRequestId, order.fingerprint, order.planId, order.planName, order.supplierSku, order.price, order.currency, order.email, order.phoneNumber],
+  );
+  return one(rows);
+}
+
+/** Locks the order while it is still 'pending'; undefined once it is settled or gone. */
+export async function lockPendingOrder(db: Queryable, id: string): Promise<Order | undefined> {
+  const { rows } = await db.query<OrderRow>(`SELECT ${columns} FROM orders.orders WHERE id = $1 AND status = 'pending' FOR UPDATE`, [id]);
+  return one(rows);
+}
+
+/**
+ * The oldest 'pending' order created before `olderThanMs` ago that no one
+ * else holds (a request still talking to the wallet, another replica's
+ * sweeper), locked for the caller's transaction.
+ */
+export async function lockStalePendingOrder(db: Queryable, olderThanMs: number, skipIds: string[]): Promise<Order | undefined> {
+  const { rows } = await db.query<OrderRow>(
+    `SELECT ${columns} FROM orders.orders
+     WHERE status = 'pending' AND created_at < now() - make_interval(secs => $1::double precision / 1000) AND id <> ALL($2::text[])
+     ORDER BY created_at, id
+     LIMIT 1
+     FOR UPDATE SKIP LOCKED`,
+    [olderThanMs, skipIds],
+  );
+  return one(rows);
+}
+
+export async function deletePendingOrder(db: Queryable, id: string): Promise<boolean> {
+  const { rowCount } = await db.query(`DELETE FROM orders.orders WHERE id = $1 AND status = 'pending'`, [id]);
+  return rowCount === 1;
+}
+
+/** 'pending' → 'processing'; undefined when the order was not pending. */
+export async function markProcessing(db: Queryable, id: string): Promise<Order | undefined> {
+  const { rows } = await db.query<OrderRow>(
+    `UPDATE orders.orders SET status = 'processing', updated_at = now() WHERE id = $1 AND status = 'pending' RETURNING ${columns}`,
+    [id],
+  );
+  return one(rows);
+}
+
+/** 'processing' → 'provisioned' with the eSIM; undefined when the order was not processing. */
+export async function markProvisioned(db: Queryable, id: string, esim: Esim, supplierReference: string): Promise<Order | undefined> {
+  const { rows } = await db.query<OrderRow>(
+    `UPDATE orders.orders
+     SET status = 'provisioned', iccid = $2, smdp_address = $3, matching_id = $4, activation_code = $5, qr_code = $6,
+         supplier_reference = $7, updated_at = now()
+     WHERE id = $1 AND status = 'processing'
+     RETURNING ${columns}`,
+    [id, esim.iccid, esim.smdpAddress, esim.matchingId, esim.activationCode, esim.qrCode, supplierReference],
+  );
+  return one(rows);
+}
+
+/** Records why provisioning failed; the order stays 'processing' until the refund is recorded. */
+export async function recordFailureReason(db: Queryable, id: string, reason: string): Promise<Order | undefined> {
+  const { rows } = await db.query<OrderRow>(
+    `UPDATE orders.orders SET failure_reason = $2, updated_at = now()
+     WHERE id = $1 AND status = 'processing' AND failure_reason IS NULL
+     RETURNING ${columns}`,
+    [id, reason],
+  );
+  return one(rows);
+}
+
+/** 'processing' → 'failed'; `fallbackReason` only when no provisioning failure was recorded. */
+export async function markFailed(db: Queryable, id: string, fallbackReason: string): Promise<Order | undefined> {
+  const { rows } = await db.query<OrderRow>(
+    `UPDATE orders.orders SET status = 'failed', failure_reason = COALESCE(failure_reason, $2), updated_at = now()
+     WHERE id = $1 AND status = 'processing'
+     RETURNING ${columns}`,
+    [id, fallbackReason],
+  );
+  return one(rows);
+}
+
+export interface OrderFilter {
+  /** Undefined for every partner (operators). */
+  partnerId?: string;
+  /** Undefined for every visible status. */
+  status?: Exclude<StoredStatus, 'pending'>;
+}
+
+/** Visible orders, newest first with ties by id descending, and how many match in all. */
+export async function listVisibleOrders(db: Queryable, filter: OrderFilter, page: { limit: number; offset: number }): Promise<{ orders: Order[]; total: number }> {
+  const conditions = [`status <> 'pending'`];
+  const params: unknown[] = [];
+  if (filter.partnerId !== undefined) conditions.push(`partner_id = $${params.push(filter.partnerId)}`);
+  if (filter.status !== undefined) conditions.push(`status = $${params.push(filter.status)}`);
+  const where = conditions.join(' AND ');
+  const [list, count] = await Promise.all([
+    db.query<OrderRow>(`SELECT ${columns} FROM orders.orders WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`, [
+      ...params,
+      page.limit,
+      page.offset,
+    ]),
+    db.query<{ n: number }>(`SELECT count(*)::int AS n FROM orders.orders WHERE ${where}`, params),
+  ]);
+  return { orders: list.rows.map(toOrder), total: count.rows[0]?.n ?? 0 };
+}

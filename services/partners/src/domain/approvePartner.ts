@@ -1,0 +1,38 @@
+import { scopes } from '@esim/vocabulary';
+import { withTransaction } from '@esim/postgres';
+import { updatePartner } from '../store/partnerStore.js';
+import type { PartnersDeps } from './deps.js';
+import { issueKeyIn } from './issueApiKey.js';
+import type { Actor, Partner } from './partner.js';
+import { lockPartner } from './partnerLock.js';
+import { parseTier, requireStatus } from './partnerRules.js';
+import { audit, requestMail } from './sideEffects.js';
+import { generateWebhookSecret, sealWebhookSecret } from './webhookSecrets.js';
+
+/**
+ * pending → approved: the first API key (all scopes) and the webhook signing
+ * secret are created and e-mailed in one message, in the same transaction.
+ * An absent tier keeps the partner's (standard since registration).
+ */
+export function approvePartner(deps: PartnersDeps, id: string, tier: string | undefined, actor: Actor): Promise<Partner> {
+  const newTier = tier === undefined ? undefined : parseTier(tier);
+  return withTransaction(deps.pool, async (db) => {
+    const partner = await lockPartner(db, id);
+    requireStatus(partner, ['pending'], 'approve');
+    const webhookSecret = generateWebhookSecret();
+    const approved = await updatePartner(db, id, {
+      status: 'approved',
+      tier: newTier ?? partner.tier,
+      webhookSecretSealed: sealWebhookSecret(deps.dataKey, webhookSecret),
+    });
+    const { key, apiKey } = await issueKeyIn(db, id, [...scopes]);
+    await requestMail(db, deps.dataKey, {
+      to: approved.email,
+      template: 'partner_approved',
+      values: { name: approved.name, tier: approved.tier, keyPrefix: apiKey.prefix },
+      secrets: { apiKey: key, webhookSecret },
+    });
+    await audit(db, actor, 'partner.approved', id, { tier: approved.tier, keyId: apiKey.id });
+    return approved;
+  });
+}

@@ -1,0 +1,49 @@
+import { AppError, validationError, type FieldError } from '@esim/errors';
+import { isOneOf, partnerStatuses, scopes, tiers, type PartnerStatus, type Scope, type Tier } from '@esim/vocabulary';
+import type { Partner } from './partner.js';
+
+/**
+ * The gateway validated the request's shape; these guard the vocabularies the
+ * domain cannot take on trust from any caller, with the same wording the
+ * other services use.
+ */
+export function parseTier(value: string): Tier {
+  if (isOneOf(tiers, value)) return value;
+  throw validationError([{ path: 'tier', message: `must be one of ${tiers.join(', ')}` }]);
+}
+
+/** '' means every status. */
+export function parseStatusFilter(value: string): PartnerStatus | undefined {
+  if (value === '') return undefined;
+  if (isOneOf(partnerStatuses, value)) return value;
+  throw validationError([{ path: 'status', message: `must be one of ${partnerStatuses.join(', ')}` }]);
+}
+
+/** At least one scope, each known, none twice (the api_keys CHECK holds the same list). */
+export function parseScopes(values: string[]): Scope[] {
+  const errors: FieldError[] = [];
+  if (values.length === 0) errors.push({ path: 'scopes', message: 'must name at least one scope' });
+  values.forEach((value, index) => {
+    if (!isOneOf(scopes, value)) errors.push({ path: `scopes.${index}`, message: `must be one of ${scopes.join(', ')}` });
+    else if (values.indexOf(value) !== index) errors.push({ path: `scopes.${index}`, message: `${value} is listed twice` });
+  });
+  if (errors.length > 0) throw validationError(errors);
+  return values as Scope[];
+}
+
+export function requireStatus(partner: Partner, allowed: readonly PartnerStatus[], action: string): void {
+  if (!allowed.includes(partner.status)) {
+    throw new AppError('INVALID_STATE', `Cannot ${action} a partner that is ${partner.status}.`);
+  }
+}
+
+/** Keys and webhook secrets belong to partners that were approved (suspension keeps them). */
+export function requireKeyHolder(partner: Partner, action: string): void {
+  if (partner.status !== 'approved' && partner.status !== 'suspended') {
+    throw new AppError('INVALID_STATE', `Cannot ${action} for a partner that is ${partner.status}.`);
+  }
+}
+
+export function partnerNotFound(id: string): AppError {
+  return new AppError('PARTNER_NOT_FOUND', `No partner ${id}.`);
+}

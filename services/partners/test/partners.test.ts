@@ -1,0 +1,165 @@
+// Protects the partners service over gRPC: the account and key use cases, the key format it issues, and typed audit details.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseKey, secretMatches } from '@esim/api-keys';
+import { open } from '@esim/crypto';
+import type { partnersV1 } from '@esim/proto';
+import { scopes } from '@esim/vocabulary';
+import { createTestEnv, type PartnersClient, type TestEnv } from './support/testEnv.js';
+
+let env: TestEnv;
+let client: PartnersClient;
+const audit = { operator: 'ops@example.com', requestId: 'req_test' };
+
+beforeAll(async () => {
+  env = await createTestEnv();
+  ({ client } = await env.start());
+});
+
+afterAll(() => env?.cleanup());
+
+let registered = 0;
+async function registerPartner(): Promise<partnersV1.Partner> {
+  registered += 1;
+  return client.register({ name: `Partner ${registered}`, email: `Partner${registered}@Example.com`, company: 'Travel Co', password: 'correct horse battery' });
+}
+
+async function approvedPartner(): Promise<partnersV1.Partner> {
+  const partner = await registerPartner();
+  return client.approvePartner({ id: partner.id, tier: 'premium', audit });
+}
+
+/** The API key the newest mail to `email` carries, opened with the data key as the mailer would. */
+async function mailedKey(email: string): Promise<string> {
+  const rows = await env.query<{ payload: { data: { to: string; sealedValues: Record<string, string> } } }>(
+    `SELECT payload FROM partners.outbox WHERE subject = 'mail.requested' AND payload->'data'->>'to' = $1 ORDER BY seq DESC LIMIT 1`,
+    [email],
+  );
+  return open(env.dataKey, rows[0]!.payload.data.sealedValues.apiKey!);
+}
+
+describe('accounts', () => {
+  it('when a partner registers, then it is pending at the standard tier with its e-mail lower-cased', async () => {
+    const partner = await registerPartner();
+    expect(partner).toMatchObject({ status: 'pending', tier: 'standard', email: `partner${registered}@example.com` });
+    expect(partner.id).toMatch(/^ptn_/);
+  });
+
+  it('when a partner is approved with a tier, then it is approved at that tier with one key holding every scope', async () => {
+    const partner = await approvedPartner();
+    expect(partner).toMatchObject({ status: 'approved', tier: 'premium' });
+    const detail = await client.getPartner({ id: partner.id });
+    expect(detail.partner).toEqual(partner);
+    expect(detail.apiKeys).toHaveLength(1);
+    expect(detail.apiKeys[0]!.scopes).toEqual([...scopes]);
+  });
+
+  it('when approving with a tier outside the vocabulary, then VALIDATION_ERROR on tier and the partner stays pending', async () => {
+    const partner = await registerPartner();
+    await expect(client.approvePartner({ id: partner.id, tier: 'gold', audit })).rejects.toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ path: 'tier' }] });
+    expect((await client.getPartner({ id: partner.id })).partner?.status).toBe('pending');
+  });
+
+  it('when a partner or its keys are asked for by an unknown id, then PARTNER_NOT_FOUND', async () => {
+    await expect(client.getPartner({ id: 'ptn_unknown' })).rejects.toMatchObject({ code: 'PARTNER_NOT_FOUND' });
+    await expect(client.listApiKeys({ partnerId: 'ptn_unknown' })).rejects.toMatchObject({ code: 'PARTNER_NOT_FOUND' });
+  });
+
+  it('when listing by status a page at a time, then each page is newest first and total counts the whole status', async () => {
+    const first = await approvedPartner();
+    const second = await approvedPartner();
+    const page1 = await client.listPartners({ status: 'approved', page: { page: 1, limit: 1 } });
+    const page2 = await client.listPartners({ status: 'approved', page: { page: 2, limit: 1 } });
+    expect(page1.partners.map((p) => p.id)).toEqual([second.id]);
+    expect(page2.partners.map((p) => p.id)).toEqual([first.id]);
+    expect(page1.total).toBeGreaterThanOrEqual(2);
+    expect(page1.total).toBe(page2.total);
+    expect((await client.listPartners({ status: '' })).total).toBeGreaterThan(page1.total);
+  });
+
+  it('when listing by a status outside the vocabulary, then VALIDATION_ERROR on status', async () => {
+    await expect(client.listPartners({ status: 'archived' })).rejects.toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ path: 'status' }] });
+  });
+});
+
+describe('keys', () => {
+  it('when a key is issued, then the mailed key has the shared format and the credential the gateway gets verifies it', async () => {
+    const partner = await approvedPartner();
+    const issued = await client.issueApiKey({ partnerId: partner.id, scopes: ['catalog:read'], audit });
+    const parts = parseKey(await mailedKey(partner.email));
+    expect(parts?.prefix).toBe(issued.prefix);
+    const credential = await client.lookupApiKey({ prefix: issued.prefix });
+    expect(credential).toMatchObject({ keyId: issued.id, partnerId: partner.id, scopes: ['catalog:read'], revoked: false, partnerStatus: 'approved', tier: 'premium' });
+    expect(secretMatches(parts!.secret, credential.secretHash)).toBe(true);
+    expect(secretMatches(`${parts!.secret.slice(1)}x`, credential.secretHash)).toBe(false);
+  });
+
+  for (const [label, requested, path] of [
+    ['an unknown scope', ['catalog:read', 'orders:delete'], 'scopes.1'],
+    ['a repeated scope', ['orders:read', 'orders:read'], 'scopes.1'],
+    ['no scope', [], 'scopes'],
+  ] as const) {
+    it(`when a key is asked for with ${label}, then VALIDATION_ERROR on ${path} and no key is stored`, async () => {
+      const partner = await approvedPartner();
+      await expect(client.issueApiKey({ partnerId: partner.id, scopes: [...requested], audit })).rejects.toMatchObject({
+        code: 'VALIDATION_ERROR',
+        errors: [{ path }],
+      });
+      expect((await client.listApiKeys({ partnerId: partner.id })).apiKeys).toHaveLength(1);
+    });
+  }
+
+  it('when a key is revoked twice, then both answers show it revoked and the credential says so', async () => {
+    const partner = await approvedPartner();
+    const [key] = (await client.listApiKeys({ partnerId: partner.id })).apiKeys;
+    const first = await client.revokeApiKey({ partnerId: partner.id, keyId: key!.id, audit });
+    const second = await client.revokeApiKey({ partnerId: partner.id, keyId: key!.id, audit });
+    expect(first.revokedAt).toBeDefined();
+    expect(second.revokedAt).toBe(first.revokedAt);
+    expect((await client.lookupApiKey({ prefix: key!.prefix })).revoked).toBe(true);
+  });
+
+  it('when a key is touched, then lastUsedAt is set to the minute', async () => {
+    const partner = await approvedPartner();
+    const [key] = (await client.listApiKeys({ partnerId: partner.id })).apiKeys;
+    expect(key!.lastUsedAt).toBeUndefined();
+    await client.touchApiKey({ keyId: key!.id });
+    const [touched] = (await client.listApiKeys({ partnerId: partner.id })).apiKeys;
+    expect(new Date(touched!.lastUsedAt!).getUTCSeconds()).toBe(0);
+  });
+});
+
+describe('audit log', () => {
+  const detailsOf = (entry: partnersV1.AuditEntry | undefined) => Object.fromEntries(Object.entries(entry?.details ?? {}).map(([name, d]) => [name, d.value]));
+
+  it('when operators act, then each entry carries its facts as typed values: text, list of names, and null as no value', async () => {
+    const partner = await approvedPartner();
+    const issued = await client.issueApiKey({ partnerId: partner.id, scopes: ['orders:read', 'wallet:read'], audit });
+    await client.updatePartner({ id: partner.id, clearWebhookUrl: true, audit });
+    const { entries } = await client.listAuditEntries({ page: { page: 1, limit: 100 } });
+    const mine = entries.filter((e) => e.target === partner.id);
+    expect(mine.map((e) => e.action)).toEqual(['partner.updated', 'api_key.issued', 'partner.approved']);
+    expect(mine[0]).toMatchObject({ operator: audit.operator, requestId: audit.requestId });
+    expect(detailsOf(mine[0])).toEqual({ webhookUrl: { case: undefined } });
+    expect(detailsOf(mine[1])).toEqual({
+      keyId: { case: 'text', value: issued.id },
+      prefix: { case: 'text', value: issued.prefix },
+      scopes: { case: 'texts', value: expect.objectContaining({ values: ['orders:read', 'wallet:read'] }) },
+    });
+    expect(detailsOf(mine[2])).toMatchObject({ tier: { case: 'text', value: 'premium' } });
+  });
+
+  it('when another service recorded numbers, flags and nested values, then numbers and flags stay typed and nesting becomes dotted names', async () => {
+    await env.query(
+      `INSERT INTO partners.audit_log (id, action, target, operator, request_id, details) VALUES ('aud_nested', 'plan.updated', 'plan_x', '', '', $1)`,
+      [JSON.stringify({ floorPrice: 2005, active: false, limits: { daily: 3, tags: [1, 'a'] } })],
+    );
+    const { entries } = await client.listAuditEntries({ page: { page: 1, limit: 100 } });
+    expect(detailsOf(entries.find((e) => e.id === 'aud_nested'))).toEqual({
+      floorPrice: { case: 'number', value: 2005 },
+      active: { case: 'flag', value: false },
+      'limits.daily': { case: 'number', value: 3 },
+      'limits.tags.0': { case: 'number', value: 1 },
+      'limits.tags.1': { case: 'text', value: 'a' },
+    });
+  });
+});

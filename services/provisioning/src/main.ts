@@ -1,0 +1,4 @@
+import { runService } from '@esim/service';
+import { provisioningService } from './app.js';
+
+await runService(provisioningService);

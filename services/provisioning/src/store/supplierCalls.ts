@@ -1,0 +1,62 @@
+import type { Queryable } from '@esim/postgres';
+import type { SupplierCall, SupplierCallState } from '../domain/supplierCall.js';
+
+/** SQL for provisioning.supplier_calls; nothing outside src/store writes SQL against it. */
+interface SupplierCallRow {
+  order_id: string;
+  sku: string;
+  attempts: number;
+  state: SupplierCallState;
+  last_status_code: number | null;
+  last_error: string | null;
+  supplier_reference: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+function toSupplierCall(row: SupplierCallRow): SupplierCall {
+  return {
+    orderId: row.order_id,
+    sku: row.sku,
+    attempts: row.attempts,
+    state: row.state,
+    lastStatusCode: row.last_status_code,
+    lastError: row.last_error,
+    supplierReference: row.supplier_reference,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export interface CallOutcome {
+  orderId: string;
+  sku: string;
+  state: SupplierCallState;
+  statusCode: number | null;
+  error: string | null;
+  supplierReference: string | null;
+}
+
+/** Counts one more supplier call for the order and records where it left things; returns the call count. */
+export async function recordSupplierCall(db: Queryable, call: CallOutcome): Promise<number> {
+  const { rows } = await db.query<{ attempts: number }>(
+    `INSERT INTO provisioning.supplier_calls (order_id, sku, attempts, state, last_status_code, last_error, supplier_reference)
+     VALUES ($1, $2, 1, $3, $4, $5, $6)
+     ON CONFLICT (order_id) DO UPDATE SET
+       sku = EXCLUDED.sku,
+       attempts = supplier_calls.attempts + 1,
+       state = EXCLUDED.state,
+       last_status_code = EXCLUDED.last_status_code,
+       last_error = EXCLUDED.last_error,
+       supplier_reference = COALESCE(EXCLUDED.supplier_reference, supplier_calls.supplier_reference),
+       updated_at = now()
+     RETURNING attempts`,
+    [call.orderId, call.sku, call.state, call.statusCode, call.error, call.supplierReference],
+  );
+  return rows[0]?.attempts ?? 1;
+}
+
+export async function findSupplierCall(db: Queryable, orderId: string): Promise<SupplierCall | undefined> {
+  const { rows } = await db.query<SupplierCallRow>('SELECT * FROM provisioning.supplier_calls WHERE order_id = $1', [orderId]);
+  return rows[0] ? toSupplierCall(rows[0]) : undefined;
+}

@@ -1,0 +1,132 @@
+import { z } from 'zod';
+import { metrics } from '@esim/telemetry';
+
+/** The eSIM the supplier issued for a reference. */
+export interface SupplierEsim {
+  reference: string;
+  iccid: string;
+  smdpAddress: string;
+  matchingId: string;
+  activationCode: string;
+}
+
+export type TransientCause = 'unavailable' | 'throttled' | 'timeout' | 'network_error' | 'bad_response';
+
+/** One call's outcome, already sorted into what the use case must do with it. */
+export type SupplierResult =
+  | { kind: 'issued'; statusCode: number; esim: SupplierEsim }
+  | { kind: 'rejected'; statusCode: number; detail: string }
+  | { kind: 'transient'; cause: TransientCause; statusCode: number | null; detail: string };
+
+export interface SupplierClient {
+  requestEsim(request: { sku: string; reference: string }): Promise<SupplierResult>;
+}
+
+const meter = metrics.getMeter('provisioning');
+const calls = meter.createCounter('provisioning_supplier_calls_total', { description: 'Supplier calls, by outcome' });
+const duration = meter.createHistogram('provisioning_supplier_call_duration_ms', { description: 'Supplier call duration, by outcome', unit: 'ms' });
+
+const maxResponseBytes = 64 * 1024;
+const maxDetailChars = 500;
+
+const text = z.string().min(1).max(256);
+const esimAnswer = z.object({
+  reference: text,
+  iccid: z.string().regex(/^\d{18,22}$/),
+  smdpAddress: text,
+  matchingId: text,
+  activationCode: z.string().startsWith('LPA:1$').max(512),
+});
+const errorAnswer = z.object({ error: z.string().optional(), message: z.string().optional() }).loose();
+
+/** 4xx answers that mean "try later", not "never". */
+const retryableClientStatuses = new Set([408, 425, 429]);
+
+/**
+ * The upstream supplier's HTTP API: `POST {SUPPLIER_URL}/v1/esims` with the
+ * SKU and our idempotency reference, under a deadline. It never throws: every
+ * outcome (an eSIM, a rejection, a transient failure) is a value.
+ */
+export function createSupplierClient(options: { baseUrl: string; timeoutMs: number }): SupplierClient {
+  const endpoint = new URL('v1/esims', options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
+
+  async function call(request: { sku: string; reference: string }): Promise<SupplierResult> {
+    let response: Response;
+    let body: string;
+    try {
+      const signal = AbortSignal.timeout(options.timeoutMs);
+      response = await fetch(endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify(request),
+        signal,
+      });
+      body = await readBounded(response);
+    } catch (error) {
+      if (error instanceof OversizedAnswerError) return { kind: 'transient', cause: 'bad_response', statusCode: null, detail: error.message };
+      if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
+        return { kind: 'transient', cause: 'timeout', statusCode: null, detail: `no answer within ${options.timeoutMs} ms` };
+      }
+      return { kind: 'transient', cause: 'network_error', statusCode: null, detail: `network error: ${networkErrorCode(error)}` };
+    }
+    const status = response.status;
+    if (status >= 200 && status < 300) {
+      const esim = esimAnswer.safeParse(parseJson(body));
+      if (!esim.success || esim.data.reference !== request.reference) {
+        return { kind: 'transient', cause: 'bad_response', statusCode: status, detail: `HTTP ${status} with an unusable eSIM body` };
+      }
+      return { kind: 'issued', statusCode: status, esim: esim.data };
+    }
+    const detail = describeError(status, body);
+    if (status >= 400 && status < 500 && !retryableClientStatuses.has(status)) return { kind: 'rejected', statusCode: status, detail };
+    return { kind: 'transient', cause: status === 429 ? 'throttled' : 'unavailable', statusCode: status, detail };
+  }
+
+  return {
+    async requestEsim(request) {
+      const started = performance.now();
+      const result = await call(request);
+      const outcome = result.kind === 'transient' ? result.cause : result.kind;
+      calls.add(1, { outcome });
+      duration.record(performance.now() - started, { outcome });
+      return result;
+    },
+  };
+}
+
+class OversizedAnswerError extends Error {}
+
+/** The body as text, refusing more than 64 KiB: a misbehaving upstream cannot fill our memory. */
+async function readBounded(response: Response): Promise<string> {
+  if (!response.body) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body) {
+    size += chunk.byteLength;
+    if (size > maxResponseBytes) throw new OversizedAnswerError('an answer over 64 KiB');
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function parseJson(body: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `HTTP 422 sku_rejected: SKU … cannot be provisioned.`, for the operator's record and logs. */
+function describeError(status: number, body: string): string {
+  const answer = errorAnswer.safeParse(parseJson(body));
+  const words = answer.success ? [answer.data.error, answer.data.message].filter(Boolean).join(': ') : '';
+  return `HTTP ${status}${words ? ` ${words}` : ''}`.slice(0, maxDetailChars);
+}
+
+/** `ECONNREFUSED`, `ENOTFOUND`…: undici puts the system error in `cause`. */
+function networkErrorCode(error: unknown): string {
+  const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
+  if (cause && typeof cause.code === 'string') return cause.code;
+  return error instanceof Error ? error.message.slice(0, 200) : 'unknown';
+}

@@ -1,0 +1,57 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startService, type RunningService } from '@esim/service';
+import { createLogger } from '@esim/telemetry';
+import { supplierSimService } from '../../../supplier-sim/src/app.js';
+import type { Config as SupplierConfig } from '../../../supplier-sim/src/config.js';
+
+export interface RecordingSupplier {
+  /** The URL provisioning is given as SUPPLIER_URL. */
+  url: string;
+  /** `POST /v1/esims` calls the supplier received for this reference. */
+  callsFor(reference: string): number;
+  stop(): Promise<void>;
+}
+
+/**
+ * The real supplier simulator (latency 0), in-process, behind a thin
+ * recorder that counts each reference's calls before passing them on: the
+ * tests assert what the supplier saw, not what provisioning says it did.
+ */
+export async function startRecordingSupplier(): Promise<RecordingSupplier> {
+  const sim: RunningService<SupplierConfig> = await startService(supplierSimService, {
+    logger: createLogger('supplier-sim', 'silent'),
+    env: { NODE_ENV: 'test', PORT: '0', HEALTH_PORT: '0', HOST: '127.0.0.1', SUPPLIER_LATENCY_MS: '0' },
+  });
+  const upstream = `http://127.0.0.1:${sim.ports.http.api}`;
+  const calls = new Map<string, number>();
+
+  const recorder: Server = createServer((req, res) => {
+    void (async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const body = Buffer.concat(chunks);
+      if (req.method === 'POST' && req.url === '/v1/esims') {
+        const reference = (JSON.parse(body.toString('utf8')) as { reference?: string }).reference ?? '';
+        calls.set(reference, (calls.get(reference) ?? 0) + 1);
+      }
+      const answer = await fetch(`${upstream}${req.url}`, {
+        method: req.method,
+        headers: { 'content-type': 'application/json' },
+        ...(req.method === 'POST' ? { body } : {}),
+      });
+      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text());
+    })().catch(() => res.destroy());
+  });
+  await new Promise<void>((resolve) => recorder.listen(0, '127.0.0.1', resolve));
+
+  return {
+    url: `http://127.0.0.1:${(recorder.address() as AddressInfo).port}`,
+    callsFor: (reference) => calls.get(reference) ?? 0,
+    async stop() {
+      recorder.closeAllConnections();
+      await new Promise((resolve) => recorder.close(resolve));
+      await sim.close();
+    },
+  };
+}

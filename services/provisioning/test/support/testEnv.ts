@@ -1,0 +1,60 @@
+import { jetstreamManager } from '@nats-io/jetstream';
+import type { EventData, EventEnvelope } from '@esim/events';
+import type { RunningService } from '@esim/service';
+import { createTestInfra, until, type TestInfra } from '@esim/testing';
+import { provisioningService } from '../../src/app.js';
+import type { Config } from '../../src/config.js';
+import type { SupplierCall } from '../../src/domain/supplierCall.js';
+import { findSupplierCall } from '../../src/store/supplierCalls.js';
+
+export { until };
+
+export type ProvisioningResult = EventEnvelope<'provisioning.succeeded'> | EventEnvelope<'provisioning.failed'>;
+
+export interface TestEnv extends Pick<TestInfra, 'databaseUrl' | 'pool' | 'cleanup'> {
+  /** Starts provisioning in-process on this database and namespace (short retries unless `env` says otherwise). */
+  start(env: Record<string, string>): Promise<RunningService<Config>>;
+  /**
+   * Publishes `orders.order.paid` into the namespace's ORDERS stream as the
+   * orders service's relay would (Nats-Msg-Id = event id unless `msgId` says
+   * otherwise, to get past the duplicate window on purpose).
+   */
+  publishPaid(data: Pick<EventData<'orders.order.paid'>, 'orderId' | 'supplierSku'>, options?: { eventId?: string; msgId?: string; occurredAt?: string }): Promise<EventEnvelope<'orders.order.paid'>>;
+  /** Result events provisioning wrote to its outbox for the order, oldest first. */
+  results(orderId: string): Promise<ProvisioningResult[]>;
+  supplierCall(orderId: string): Promise<SupplierCall | undefined>;
+  /** True once every published event was delivered and acknowledged (nothing pending, nothing awaiting a retry). */
+  settled(): Promise<boolean>;
+}
+
+/** A fresh database and NATS namespace for one test file (see @esim/testing), removed by `cleanup`. */
+export async function createTestEnv(): Promise<TestEnv> {
+  const infra = await createTestInfra('provisioning', { poolSize: 2 });
+  const { ns, pool } = infra;
+
+  return {
+    databaseUrl: infra.databaseUrl,
+    pool,
+    start: (env) => infra.start(provisioningService, { PROVISIONING_RETRY_BASE_MS: '50', PROVISIONING_RETRY_MAX_MS: '200', ...env }),
+    publishPaid: (data, options = {}) =>
+      infra.publish(
+        'orders.order.paid',
+        { partnerId: 'ptn_test', planId: 'plan_test', price: 750, currency: 'USD', ...data },
+        { id: options.eventId, msgId: options.msgId, occurredAt: options.occurredAt },
+      ),
+    async results(orderId) {
+      const { rows } = await pool.query<{ payload: ProvisioningResult }>(
+        `SELECT payload FROM provisioning.outbox WHERE payload->'data'->>'orderId' = $1 ORDER BY seq`,
+        [orderId],
+      );
+      return rows.map((row) => row.payload);
+    },
+    supplierCall: (orderId) => findSupplierCall(pool, orderId),
+    async settled() {
+      const jsm = await jetstreamManager(await infra.nats());
+      const info = await jsm.consumers.info(ns.stream('ORDERS'), ns.durable('provisioning_order_paid'));
+      return info.num_pending === 0 && info.num_ack_pending === 0;
+    },
+    cleanup: infra.cleanup,
+  };
+}

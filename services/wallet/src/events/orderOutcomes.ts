@@ -1,0 +1,21 @@
+import type { ServiceContext } from '@esim/service';
+import type { Config } from '../config.js';
+import { captureReservation } from '../domain/captureReservation.js';
+import { refundOrder } from '../domain/refundOrder.js';
+
+/** Redeliveries back off from 1 s to a minute; 50 deliveries span well over half an hour of outage. */
+const retryDelayMs = (deliveryCount: number) => Math.min(1_000 * 2 ** (deliveryCount - 1), 60_000);
+const delivery = { ackWaitMs: 30_000, maxDeliver: 50, retryDelayMs };
+
+/**
+ * The order saga's outcomes, each applied exactly once: the event id is
+ * recorded in the same transaction as the capture or the refund.
+ */
+export async function consumeOrderOutcomes({ consume, logger }: ServiceContext<Config>): Promise<void> {
+  await consume({ durable: 'wallet_order_provisioned', type: 'orders.order.provisioned', ...delivery }, (event, db) =>
+    captureReservation(db, logger, event.data),
+  );
+  await consume({ durable: 'wallet_order_failed', type: 'orders.order.provisioning_failed', ...delivery }, (event, db) =>
+    refundOrder(db, logger, event.data),
+  );
+}

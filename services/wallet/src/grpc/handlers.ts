@@ -1,0 +1,52 @@
+import type { ServiceHandlers } from '@esim/grpc';
+import type { walletV1 } from '@esim/proto';
+import { adjust } from '../domain/adjust.js';
+import type { WalletDeps } from '../domain/deps.js';
+import { getReservation } from '../domain/getReservation.js';
+import { getWallet } from '../domain/getWallet.js';
+import { listLedger } from '../domain/listLedger.js';
+import { reserve } from '../domain/reserve.js';
+import { topUp } from '../domain/topUp.js';
+import { amountOf, auditOf, ledgerEntryMessage, reservationMessage } from './views.js';
+
+type WalletMethods = (typeof walletV1.WalletService)['method'];
+
+/** Transport only: each RPC converts its message, calls one use case, converts the answer. */
+export function walletHandlers(deps: WalletDeps): ServiceHandlers<WalletMethods> {
+  return {
+    async reserve(request) {
+      const { entry, balanceAfter, replayed } = await reserve(deps, { ...request, amount: amountOf(request.amount) });
+      return { entry: ledgerEntryMessage(entry), balanceAfter: BigInt(balanceAfter), replayed };
+    },
+    async getReservation(request) {
+      return reservationMessage(await getReservation(deps.pool, request.orderId));
+    },
+    async getWallet(request) {
+      const { balance, ledger } = await getWallet(deps, request);
+      return { partnerId: request.partnerId, balance: BigInt(balance), currency: deps.currency, ledger: ledger.map(ledgerEntryMessage) };
+    },
+    async listLedger(request) {
+      const { entries, total } = await listLedger(deps, request);
+      return { entries: entries.map(ledgerEntryMessage), total };
+    },
+    async topUp(request) {
+      const { entry, balance, created } = await topUp(deps, {
+        partnerId: request.partnerId,
+        amount: amountOf(request.amount),
+        reference: request.reference,
+        note: request.note,
+        audit: auditOf(request.audit),
+      });
+      return { entry: ledgerEntryMessage(entry), balance: BigInt(balance), created };
+    },
+    async adjust(request) {
+      const { entry, balance } = await adjust(deps, {
+        partnerId: request.partnerId,
+        amount: amountOf(request.amount),
+        reason: request.reason,
+        audit: auditOf(request.audit),
+      });
+      return { entry: ledgerEntryMessage(entry), balance: BigInt(balance) };
+    },
+  };
+}

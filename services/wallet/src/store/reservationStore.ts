@@ -1,0 +1,60 @@
+import type { Queryable } from '@esim/postgres';
+import type { ReservationState } from '@esim/vocabulary';
+import type { Reservation } from '../domain/ledger.js';
+
+/** SQL for wallet.reservations. */
+const columns = 'order_id, partner_id, amount, state, debit_entry_id, refund_entry_id, created_at, updated_at';
+
+interface ReservationRow {
+  order_id: string;
+  partner_id: string;
+  amount: number;
+  state: ReservationState;
+  debit_entry_id: string;
+  refund_entry_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+function toReservation(row: ReservationRow): Reservation {
+  return {
+    orderId: row.order_id,
+    partnerId: row.partner_id,
+    amount: row.amount,
+    state: row.state,
+    debitEntryId: row.debit_entry_id,
+    refundEntryId: row.refund_entry_id,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export async function findReservation(db: Queryable, orderId: string, options: { forUpdate?: boolean } = {}): Promise<Reservation | undefined> {
+  const { rows } = await db.query<ReservationRow>(
+    `SELECT ${columns} FROM wallet.reservations WHERE order_id = $1${options.forUpdate ? ' FOR UPDATE' : ''}`,
+    [orderId],
+  );
+  return rows[0] ? toReservation(rows[0]) : undefined;
+}
+
+export async function insertReservation(db: Queryable, reservation: { orderId: string; partnerId: string; amount: number; debitEntryId: string }): Promise<void> {
+  await db.query(`INSERT INTO wallet.reservations (order_id, partner_id, amount, state, debit_entry_id) VALUES ($1, $2, $3, 'held', $4)`, [
+    reservation.orderId,
+    reservation.partnerId,
+    reservation.amount,
+    reservation.debitEntryId,
+  ]);
+}
+
+export async function markCaptured(db: Queryable, orderId: string): Promise<void> {
+  const result = await db.query(`UPDATE wallet.reservations SET state = 'captured', updated_at = now() WHERE order_id = $1 AND state = 'held'`, [orderId]);
+  if (result.rowCount !== 1) throw new Error(`reservation ${orderId} was not held`);
+}
+
+export async function markReleased(db: Queryable, orderId: string, refundEntryId: string): Promise<void> {
+  const result = await db.query(`UPDATE wallet.reservations SET state = 'released', refund_entry_id = $2, updated_at = now() WHERE order_id = $1 AND state = 'held'`, [
+    orderId,
+    refundEntryId,
+  ]);
+  if (result.rowCount !== 1) throw new Error(`reservation ${orderId} was not held`);
+}

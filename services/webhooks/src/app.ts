@@ -1,0 +1,69 @@
+import { fileURLToPath } from 'node:url';
+import { parseDataKey } from '@esim/crypto';
+import { createClient } from '@esim/grpc';
+import { partnersV1, webhooksV1 } from '@esim/proto';
+import { defineService, grpcBinding } from '@esim/service';
+import { readConfig } from './config.js';
+import { startDeliveryWorker } from './delivery/worker.js';
+import { attemptDelivery, type AttemptDeps } from './domain/attemptDelivery.js';
+import { recordEvent } from './domain/recordEvent.js';
+import { userAgent } from './domain/signing.js';
+import { webhooksHandlers } from './grpc/handlers.js';
+
+/** How long the endpoint lookup may take; with the HTTP timeout it bounds an attempt, and so its lease. */
+const endpointLookupMs = 3_000;
+const leaseMarginMs = 5_000;
+
+/** Signed webhook delivery (contract §9): keeps partner events, delivers them at least once, in order per order, and logs each delivery. */
+export const webhooksService = defineService({
+  name: 'webhooks',
+  config: readConfig,
+  postgres: { schema: 'webhooks', migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)) },
+  // PARTNER_EVENTS for the test event, AUDIT for an operator's retry.
+  publishes: ['PARTNER_EVENTS', 'AUDIT'],
+  async start({ config, logger, pool, consume, own }) {
+    const partners = createClient(partnersV1.PartnersService, config.PARTNERS_ADDR);
+    const deps: AttemptDeps = {
+      pool,
+      endpointOf: async (partnerId) => {
+        const { url, sealedSecret } = await partners.getWebhookEndpoint({ partnerId }, { deadlineMs: endpointLookupMs });
+        return { url, sealedSecret };
+      },
+      dataKey: parseDataKey(config.DATA_ENCRYPTION_KEY),
+      schedule: config.WEBHOOK_RETRY_SCHEDULE,
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+      allowInsecure: config.WEBHOOK_ALLOW_INSECURE_URLS,
+      userAgent: userAgent(config.PLATFORM_NAME),
+      logger,
+    };
+    await consume(
+      {
+        durable: 'webhooks_partner_notifications',
+        type: 'partner.notification',
+        ackWaitMs: 30_000,
+        // A database outage must not drop a partner's event: back off up to a minute, for hours.
+        maxDeliver: 1_000,
+        retryDelayMs: (n) => Math.min(500 * 2 ** n, 60_000),
+      },
+      (event, db) => recordEvent(db, event),
+    );
+    // Stopped before the partners client (owned things stop in this order): attempts in flight still need it.
+    own(
+      'delivery worker',
+      startDeliveryWorker({
+        pool,
+        logger,
+        concurrency: config.WEBHOOK_CONCURRENCY,
+        partnerConcurrency: config.WEBHOOK_PARTNER_CONCURRENCY,
+        pollMs: config.WEBHOOK_POLL_MS,
+        leaseMs: config.WEBHOOK_TIMEOUT_MS + endpointLookupMs + leaseMarginMs,
+        attempt: (claimed) => attemptDelivery(deps, claimed),
+      }),
+    );
+    own('partners client', { stop: () => partners.close() });
+    return {
+      grpc: [grpcBinding(webhooksV1.WebhooksService, webhooksHandlers({ pool, platformName: config.PLATFORM_NAME }))],
+      facts: { allowInsecureUrls: config.WEBHOOK_ALLOW_INSECURE_URLS, retrySchedule: config.WEBHOOK_RETRY_SCHEDULE.length },
+    };
+  },
+});

@@ -1,0 +1,19 @@
+import { AppError } from '@esim/errors';
+import { enqueueEvent } from '@esim/events';
+import { isId } from '@esim/ids';
+import type { Pool } from '@esim/postgres';
+
+/**
+ * A partner asks for a test webhook. The event goes through this service's
+ * outbox and JetStream like every other partner event, so the test proves
+ * the whole path (consumer, signing, the partner's receiver), not a shortcut.
+ */
+export function sendTestEvent(pool: Pool, partnerId: string, platformName: string): Promise<string> {
+  if (!isId('ptn', partnerId)) throw new AppError('PARTNER_NOT_FOUND', `No partner ${partnerId}.`);
+  return enqueueEvent(pool, 'webhooks', 'partner.notification', {
+    partnerId,
+    type: 'webhook.test',
+    orderId: null,
+    payload: { message: `This is a test event from ${platformName}.` },
+  });
+}

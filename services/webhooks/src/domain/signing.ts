@@ -1,0 +1,52 @@
+import { createHmac } from 'node:crypto';
+import type { PartnerEvent } from './delivery.js';
+
+/**
+ * The body partners receive (contract §9), serialized once: these exact
+ * bytes are signed and sent, so a receiver verifying the raw body always
+ * verifies what we signed.
+ */
+export function webhookBody(event: PartnerEvent): string {
+  return JSON.stringify({ id: event.id, type: event.type, createdAt: event.createdAt.toISOString(), data: event.payload });
+}
+
+/** `Partner Platform` → `Partner-Platform-Webhooks/1.0`: a User-Agent product token has no spaces. */
+export function userAgent(platformName: string): string {
+  const token = platformName.replace(/[^A-Za-z0-9!#$%&'*+.^_`|~-]+/g, '-').replace(/^-+|-+$/g, '') || 'Platform';
+  return `${token}-Webhooks/1.0`;
+}
+
+/**
+ * Every header of one attempt. Two signatures travel side by side:
+ * `X-SERVICE-Signature`, lowercase hex HMAC-SHA256 of the body keyed with
+ * the whole `whsec_…` string as UTF-8 (the contract's own scheme), and the
+ * Standard Webhooks `webhook-signature`, `v1,` + base64 HMAC-SHA256 of
+ * `{id}.{timestamp}.{body}` keyed with the bytes the `whsec_` suffix decodes
+ * to, so the standard's libraries verify too and receivers get replay
+ * protection from the timestamp.
+ */
+export function signedHeaders(input: {
+  event: PartnerEvent;
+  body: string;
+  secret: string;
+  attempt: number;
+  timestampSeconds: number;
+  userAgent: string;
+}): Record<string, string> {
+  const { event, body, secret, attempt, timestampSeconds } = input;
+  const serviceSignature = createHmac('sha256', Buffer.from(secret, 'utf8')).update(body, 'utf8').digest('hex');
+  const standardKey = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  const standardSignature = createHmac('sha256', standardKey).update(`${event.id}.${timestampSeconds}.${body}`, 'utf8').digest('base64');
+  return {
+    'Content-Type': 'application/json',
+    'User-Agent': input.userAgent,
+    'X-SERVICE-Signature': serviceSignature,
+    'X-SERVICE-Event-Id': event.id,
+    'X-SERVICE-Event-Type': event.type,
+    'X-SERVICE-Delivery-Attempt': String(attempt),
+    'webhook-id': event.id,
+    'webhook-timestamp': String(timestampSeconds),
+    'webhook-signature': `v1,${standardSignature}`,
+  };
+}
+

@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto';
+import { withTransaction, type Pool, type Queryable } from '@esim/postgres';
+import type { AttemptResult, ClaimedAttempt } from '../domain/delivery.js';
+import { eventOf, type EventRow } from './rows.js';
+
+/**
+ * Due deliveries a worker may start now. A delivery is skipped while an
+ * earlier event of the same order is still pending (payment.paid goes out
+ * before provision.*), and each partner gets at most its free slots: the
+ * per-partner limit minus its deliveries leased by any replica. Rows are
+ * locked with SKIP LOCKED, so a row an operator is retrying at that moment
+ * is passed over rather than waited for.
+ */
+const dueSql = `
+WITH due_partners AS (
+  SELECT DISTINCT partner_id FROM webhooks.deliveries
+  WHERE status = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until <= now())
+),
+quota AS (
+  SELECT p.partner_id, $1::int - (
+    SELECT count(*)::int FROM webhooks.deliveries l
+    WHERE l.partner_id = p.partner_id AND l.status = 'pending' AND l.locked_until > now()
+  ) AS free
+  FROM due_partners p
+)
+SELECT c.id FROM quota q
+CROSS JOIN LATERAL (
+  SELECT d.id, d.next_attempt_at FROM webhooks.deliveries d JOIN webhooks.events e ON e.id = d.event_id
+  WHERE d.partner_id = q.partner_id AND d.status = 'pending' AND d.next_attempt_at <= now()
+    AND (d.locked_until IS NULL OR d.locked_until <= now())
+    AND NOT EXISTS (
+      SELECT 1 FROM webhooks.events e2 JOIN webhooks.deliveries d2 ON d2.event_id = e2.id
+      WHERE e.order_id IS NOT NULL AND e2.partner_id = e.partner_id AND e2.order_id = e.order_id
+        AND d2.status = 'pending' AND (e2.created_at, e2.id) < (e.created_at, e.id)
+    )
+  ORDER BY d.next_attempt_at, d.id
+  LIMIT greatest(q.free, 0)
+  FOR UPDATE OF d SKIP LOCKED
+) c
+ORDER BY c.next_attempt_at, c.id
+LIMIT $2`;
+
+/**
+ * Leases up to `limit` due deliveries for `leaseMs` and numbers their
+ * attempts. The attempt number is taken here, before anything is sent, so
+ * an attempt cut short by a crash is never numbered again.
+ */
+export function claimDueAttempts(pool: Pool, options: { limit: number; perPartner: number; leaseMs: number }): Promise<ClaimedAttempt[]> {
+  if (options.limit <= 0) return Promise.resolve([]);
+  return withTransaction(pool, async (db) => {
+    // Claims are serialized over every replica (they take milliseconds), so two
+    // replicas never both see a partner's free slots and exceed its limit.
+    await db.query(`SELECT pg_advisory_xact_lock(hashtext('webhooks.claim'))`);
+    const due = await db.query<{ id: string }>(dueSql, [options.perPartner, options.limit]);
+    if (due.rows.length === 0) return [];
+    const leaseId = randomUUID();
+    const { rows } = await db.query<EventRow & { delivery_id: string; attempts: number; delivered_at: Date | null }>(
+      `UPDATE webhooks.deliveries d
+       SET locked_until = now() + $3 * interval '1 millisecond', lease_id = $2, attempts = d.attempts + 1
+       FROM webhooks.events e
+       WHERE d.id = ANY($1) AND e.id = d.event_id
+       RETURNING d.id AS delivery_id, d.attempts, d.delivered_at,
+         e.id, e.partner_id, e.type, e.order_id, e.payload, e.trace_context, e.created_at`,
+      [due.rows.map((row) => row.id), leaseId, options.leaseMs],
+    );
+    return rows.map((row) => ({
+      deliveryId: row.delivery_id,
+      leaseId,
+      attempt: row.attempts,
+      deliveredBefore: row.delivered_at !== null,
+      event: eventOf(row),
+    }));
+  });
+}
+
+/** Writes an attempt's outcome and drops the lease; false when the lease was lost (expired and taken by another worker). */
+export async function recordAttemptResult(db: Queryable, claimed: Pick<ClaimedAttempt, 'deliveryId' | 'leaseId'>, result: AttemptResult): Promise<boolean> {
+  const statusCode = 'statusCode' in result ? result.statusCode : null;
+  const error = 'error' in result ? result.error : null;
+  const delayMs = result.status === 'pending' ? result.nextAttemptInMs : null;
+  const { rowCount } = await db.query(
+    `UPDATE webhooks.deliveries SET
+       status = $3, attempts = $4, last_status_code = $5, last_error = $6,
+       next_attempt_at = CASE WHEN $3 = 'pending' THEN now() + $7 * interval '1 millisecond' END,
+       delivered_at = CASE WHEN $3 = 'succeeded' THEN now() ELSE delivered_at END,
+       locked_until = NULL, lease_id = NULL, updated_at = now()
+     WHERE id = $1 AND lease_id = $2`,
+    [claimed.deliveryId, claimed.leaseId, result.status, result.attempts, statusCode, error, delayMs],
+  );
+  return rowCount === 1;
+}

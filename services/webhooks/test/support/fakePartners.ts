@@ -1,0 +1,56 @@
+import { randomBytes } from 'node:crypto';
+import { seal } from '@esim/crypto';
+import { AppError } from '@esim/errors';
+import { addService, startGrpcServer, type ServiceHandlers } from '@esim/grpc';
+import { partnersV1 } from '@esim/proto';
+
+type PartnersMethods = typeof partnersV1.PartnersService.method;
+
+export interface FakePartners {
+  address: string;
+  /** Sets (or, with undefined, removes) a partner's URL and secret; the next attempt sees the change. */
+  setEndpoint(partnerId: string, endpoint: { url?: string | undefined; secret?: string | undefined }): void;
+  /** Makes GetWebhookEndpoint fail as if the partners service were down. */
+  setDown(down: boolean): void;
+  close(): Promise<void>;
+}
+
+/** `whsec_` + base64 of 32 random bytes, as the partners service issues them. */
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+/**
+ * A PartnersService that only answers GetWebhookEndpoint, sealing the secret
+ * under the data key on every call exactly as the real one stores it; every
+ * other method is INTERNAL, so an unexpected call fails the test loudly.
+ */
+export async function startFakePartners(dataKey: Buffer): Promise<FakePartners> {
+  const endpoints = new Map<string, { url?: string | undefined; secret?: string | undefined }>();
+  let down = false;
+  const handlers = Object.fromEntries(
+    partnersV1.PartnersService.methods.map((method) => [
+      method.localName,
+      async () => {
+        throw new AppError('INTERNAL', `fake partners: ${method.name} is not implemented`);
+      },
+    ]),
+  ) as unknown as ServiceHandlers<PartnersMethods>;
+  handlers.getWebhookEndpoint = async ({ partnerId }) => {
+    if (down) throw new AppError('UNAVAILABLE', 'partners is down');
+    const endpoint = endpoints.get(partnerId);
+    if (!endpoint) throw new AppError('PARTNER_NOT_FOUND', `No partner ${partnerId}.`);
+    return { url: endpoint.url, sealedSecret: endpoint.secret ? seal(dataKey, endpoint.secret) : '', status: 'approved' };
+  };
+  const server = await startGrpcServer({
+    port: 0,
+    host: '127.0.0.1',
+    register: (grpcServer) => addService(grpcServer, partnersV1.PartnersService, handlers, () => {}),
+  });
+  return {
+    address: `127.0.0.1:${server.port}`,
+    setEndpoint: (partnerId, endpoint) => void endpoints.set(partnerId, endpoint),
+    setDown: (value) => void (down = value),
+    close: () => server.stop(500),
+  };
+}

@@ -1,0 +1,68 @@
+import { newId } from '@esim/ids';
+import type { Notification } from './testEnv.js';
+
+/** An order view as partners see it (contract §7, without the QR code). */
+export function orderView(orderId: string, status: 'processing' | 'provisioned' | 'failed') {
+  return {
+    id: orderId,
+    clientRequestId: `req-${orderId.slice(-6)}`,
+    planId: 'plan_01jd4x5c8v9w2m3n4p5q6r7s8t',
+    planName: 'France 5 GB / 30 days',
+    status,
+    price: 750,
+    currency: 'USD',
+    email: 'c***@example.com',
+    phoneNumber: '+33612345678',
+    esim:
+      status === 'provisioned'
+        ? { iccid: '8933000000000000001', smdpAddress: 'smdp.example.com', matchingId: 'MATCH-1', activationCode: 'LPA:1$smdp.example.com$MATCH-1' }
+        : null,
+    failureReason: status === 'failed' ? 'supplier rejected the SKU' : null,
+    createdAt: '2025-01-01T10:00:00.000Z',
+    updatedAt: '2025-01-01T10:00:05.000Z',
+  };
+}
+
+/** One notification of each §9 type, for `partnerId`. */
+export function everyEventType(partnerId: string): Notification[] {
+  const orderA = newId('ord');
+  const orderB = newId('ord');
+  return [
+    {
+      partnerId,
+      type: 'payment.paid',
+      orderId: orderA,
+      payload: { orderId: orderA, clientRequestId: 'req-1', amount: 750, currency: 'USD', walletBalance: 9_250 },
+    },
+    { partnerId, type: 'provision.provisioned', orderId: orderA, payload: { order: orderView(orderA, 'provisioned') } },
+    { partnerId, type: 'provision.failed', orderId: orderB, payload: { order: orderView(orderB, 'failed'), refundedAmount: 750 } },
+    {
+      partnerId,
+      type: 'wallet.credited',
+      orderId: null,
+      payload: {
+        ledgerEntry: {
+          id: newId('led'),
+          type: 'topup',
+          amount: 10_000,
+          balanceAfter: 19_250,
+          orderId: null,
+          reference: 'wire-42',
+          description: 'Top-up',
+          createdAt: '2025-01-01T09:00:00.000Z',
+        },
+        walletBalance: 19_250,
+      },
+    },
+    { partnerId, type: 'webhook.test', orderId: null, payload: { message: 'This is a test event from Test Platform.' } },
+  ];
+}
+
+/** A payment.paid for `orderId` (small, for bursts and ordering tests). */
+export function paid(partnerId: string, orderId: string = newId('ord')): Notification {
+  return { partnerId, type: 'payment.paid', orderId, payload: { orderId, clientRequestId: `req-${orderId}`, amount: 100, currency: 'USD', walletBalance: 900 } };
+}
+
+export function provisioned(partnerId: string, orderId: string): Notification {
+  return { partnerId, type: 'provision.provisioned', orderId, payload: { order: orderView(orderId, 'provisioned') } };
+}

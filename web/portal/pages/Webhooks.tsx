@@ -1,0 +1,67 @@
+import { deliveryStatuses } from '@esim/vocabulary';
+import { useAction } from '../../shared/actions.js';
+import type { Client } from '../../shared/api.js';
+import { formatDateTime, humanize } from '../../shared/format.js';
+import { navigate, pageOf, withParams, type Route } from '../../shared/router.js';
+import { useTitle } from '../../shared/shell.js';
+import type { Page, WebhookDelivery } from '../../shared/types.js';
+import { Badge, DataTable, FilterSelect, Loaded, Pager, useResource } from '../../shared/ui.js';
+
+const statusOptions: Array<[string, string]> = [['', 'All'], ...deliveryStatuses.map((s): [string, string] => [s, humanize(s)])];
+
+/** The partner's own delivery log and the test event (§9). */
+export function WebhooksPage({ api, route }: { api: Client; route: Route }) {
+  useTitle('Webhooks', 'Partner portal');
+  const status = route.query.get('status') ?? '';
+  const page = pageOf(route);
+  const deliveries = useResource(() => api.get<Page<WebhookDelivery>>('/partner/me/webhook-deliveries', { status, page, limit: 20 }), [status, page]);
+  const { run, pending, feedback } = useAction();
+  const sendTest = () =>
+    run({
+      action: () => api.post<{ eventId: string }>('/partner/me/webhook/test'),
+      done: ({ eventId }) => {
+        deliveries.reload();
+        return `Test event ${eventId} queued: it is signed and delivered like every event, and listed below.`;
+      },
+    });
+  return (
+    <>
+      <h1>Webhook deliveries</h1>
+      <p class="muted">
+        Every event we sent, or tried to send, to your webhook URL (set it on the <a href="#/account">Account</a> page). Failed attempts are retried on a schedule.
+      </p>
+      {feedback}
+      <div class="toolbar">
+        <button type="button" onClick={sendTest} disabled={pending}>
+          Send test event
+        </button>
+        <FilterSelect id="deliveries-status" label="Status" value={status} options={statusOptions} onChange={(value) => navigate(withParams(route, { status: value }))} />
+        <span class="spacer" />
+        <button type="button" class="secondary" onClick={deliveries.reload}>
+          Refresh
+        </button>
+      </div>
+      <Loaded resource={deliveries}>
+        {(result) => (
+          <>
+            <DataTable
+              caption="Webhook deliveries"
+              rows={result.data}
+              rowKey={(d) => d.id}
+              empty="No deliveries yet."
+              columns={[
+                { label: 'Created', render: (d) => formatDateTime(d.createdAt) },
+                { label: 'Event', render: (d) => (<><code>{d.eventType}</code><br /><small class="mono">{d.eventId}</small></>) },
+                { label: 'Status', render: (d) => <Badge value={d.status} /> },
+                { label: 'Attempts', numeric: true, render: (d) => d.attempts },
+                { label: 'Last answer', render: (d) => (d.lastStatusCode ? `HTTP ${d.lastStatusCode}` : d.lastError ?? '—') },
+                { label: 'Next attempt', render: (d) => (d.status === 'succeeded' ? `Delivered ${formatDateTime(d.deliveredAt)}` : formatDateTime(d.nextAttemptAt)) },
+              ]}
+            />
+            <Pager pagination={result.pagination} route={route} />
+          </>
+        )}
+      </Loaded>
+    </>
+  );
+}

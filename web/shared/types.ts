@@ -1,0 +1,40 @@
+/**
+ * What the apps read from the API, typed by the gateway's own zod schemas
+ * (`import type`: nothing of the server reaches the bundle). A field
+ * renamed or removed there fails `npm run typecheck` here.
+ */
+import type { z } from 'zod';
+import type { auditEntry } from '../../services/gateway/src/routes/admin/audit.js';
+import type { walletCredit } from '../../services/gateway/src/routes/admin/wallet.js';
+import type { loginResponse } from '../../services/gateway/src/routes/public/login.js';
+import type { paginationSchema, problemSchema } from '../../services/gateway/src/http/schemas.js';
+import type { adminOrderView, orderView } from '../../services/gateway/src/views/orders.js';
+import type { adminPartnerView, apiKeyView, partnerView, partnerWithKeysView } from '../../services/gateway/src/views/partners.js';
+import type { adminPlanView, planView } from '../../services/gateway/src/views/plans.js';
+import type { ledgerEntryView, walletView } from '../../services/gateway/src/views/wallet.js';
+import type { adminWebhookDeliveryView, webhookDeliveryView } from '../../services/gateway/src/views/webhookDeliveries.js';
+
+export type Problem = z.output<typeof problemSchema>;
+export type Pagination = z.output<typeof paginationSchema>;
+export interface Page<T> {
+  data: T[];
+  pagination: Pagination;
+}
+
+export type Partner = z.output<typeof partnerView>;
+export type PartnerWithKeys = z.output<typeof partnerWithKeysView>;
+export type AdminPartner = z.output<typeof adminPartnerView>;
+export type ApiKey = z.output<typeof apiKeyView>;
+export type Plan = z.output<typeof planView>;
+export type AdminPlan = z.output<typeof adminPlanView>;
+export type Wallet = z.output<typeof walletView>;
+export type LedgerEntry = z.output<typeof ledgerEntryView>;
+export type Order = z.output<typeof orderView>;
+export type AdminOrder = z.output<typeof adminOrderView>;
+export type WebhookDelivery = z.output<typeof webhookDeliveryView>;
+export type AdminWebhookDelivery = z.output<typeof adminWebhookDeliveryView>;
+export type AuditEntry = z.output<typeof auditEntry>;
+
+export type LoginAnswer = z.output<typeof loginResponse>;
+/** POST /admin/v1/partners/{id}/wallet/topups and …/adjustments. */
+export type WalletCredit = z.output<typeof walletCredit>;
