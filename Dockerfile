@@ -46,7 +46,9 @@ RUN npm ci --omit=dev --no-audit --no-fund
 FROM ${NODE_IMAGE}
 ARG SERVICE=gateway
 ARG VERSION=dev
+# The V8 heap: scripts/deploy/nodeOptions.ts says why (a test keeps them equal).
 ENV NODE_ENV=production \
+    NODE_OPTIONS="--max-old-space-size=256 --max-semi-space-size=16" \
     SERVICE=${SERVICE} \
     SERVICE_VERSION=${VERSION}
 WORKDIR /app
@@ -63,5 +65,5 @@ RUN chmod 755 /usr/local/bin/esim-healthcheck \
 USER 10001:10001
 # Node is PID 1 and the services handle SIGTERM themselves (drain, then exit).
 # The telemetry preload comes first so grpc-js, pg and ioredis are patched
-# when the service imports them (ESM loader hook).
+# before the service imports them (packages/telemetry/src/register.ts).
 CMD ["sh", "-c", "test -f \"services/$SERVICE/dist/main.js\" || { echo \"unknown SERVICE '$SERVICE'\" >&2; exit 64; }; cd \"services/$SERVICE\" && exec node --import @esim/telemetry/register dist/main.js"]

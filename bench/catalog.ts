@@ -107,6 +107,29 @@ export interface Measured {
   cpuUsPerRequest?: { gateway: number; catalog: number };
   /** Hello-world requests/s measured just before this target: the machine is shared, so each target has its own baseline. */
   baseline?: number;
+  /** The gateway's own view of the measured seconds, from its /metrics: event-loop delay and GC pauses. */
+  runtime?: GatewayRuntime;
+}
+
+export interface GatewayRuntime {
+  loopDelayP99Ms: number;
+  loopDelayMaxMs: number;
+  /** GC pauses during the measured seconds: how many, their total and their share of the wall time. */
+  gcPauses: number;
+  gcTotalMs: number;
+  gcShare: number;
+}
+
+/** What the gateway's /metrics says now: the event-loop delay since the previous scrape, and the GC pause sums so far. */
+async function scrapeRuntime(metricsUrl: string): Promise<{ loopP99: number; loopMax: number; gcCount: number; gcSum: number }> {
+  const text = await (await fetch(metricsUrl)).text();
+  const value = (name: string) => [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'gm'))].reduce((sum, m) => sum + Number(m[1]), 0);
+  return {
+    loopP99: value('nodejs_eventloop_delay_p99_seconds') * 1000,
+    loopMax: value('nodejs_eventloop_delay_max_seconds') * 1000,
+    gcCount: value('nodejs_gc_duration_seconds_count'),
+    gcSum: value('nodejs_gc_duration_seconds_sum') * 1000,
+  };
 }
 
 export interface CatalogBenchResult {
@@ -128,7 +151,7 @@ export async function catalogBenchmark(overrides: Partial<CatalogBenchOptions> =
   };
   process.once('SIGINT', stopOnSignal);
 
-  const load = async (target: Target, pids: Record<string, number>, duration = options.duration) => {
+  const load = async (target: Target, pids: Record<string, number>, duration = options.duration, metricsUrl?: string) => {
     if (interrupted) throw new Error('interrupted');
     log(`  ${target.name}: ${options.warmup}s warm-up, ${duration}s measured, ${options.connections} connections`);
     running = autocannon({
@@ -141,14 +164,33 @@ export async function catalogBenchmark(overrides: Partial<CatalogBenchOptions> =
     });
     // CPU is read around the measured part only: the warm-up runs first, in the same instance.
     let before: { gateway: number; catalog: number } | undefined;
-    const warmedUp = setTimeout(() => (before = { gateway: cpuMs(pids.gateway!), catalog: cpuMs(pids.catalog!) }), options.warmup * 1000);
+    let runtimeBefore: Promise<Awaited<ReturnType<typeof scrapeRuntime>> | undefined> = Promise.resolve(undefined);
+    const measuredFrom = { at: 0 };
+    const warmedUp = setTimeout(() => {
+      before = { gateway: cpuMs(pids.gateway!), catalog: cpuMs(pids.catalog!) };
+      measuredFrom.at = performance.now();
+      // Also resets the gateway's event-loop delay histogram, so the next scrape covers the measured seconds only.
+      if (metricsUrl) runtimeBefore = scrapeRuntime(metricsUrl).catch(() => undefined);
+    }, options.warmup * 1000);
     const result = await running;
     clearTimeout(warmedUp);
+    const start = await runtimeBefore;
+    const end = metricsUrl && start ? await scrapeRuntime(metricsUrl).catch(() => undefined) : undefined;
+    const runtime: GatewayRuntime | undefined =
+      start && end
+        ? {
+            loopDelayP99Ms: end.loopP99,
+            loopDelayMaxMs: end.loopMax,
+            gcPauses: end.gcCount - start.gcCount,
+            gcTotalMs: end.gcSum - start.gcSum,
+            gcShare: (end.gcSum - start.gcSum) / (performance.now() - measuredFrom.at),
+          }
+        : undefined;
     const perRequest = (service: 'gateway' | 'catalog') => ((cpuMs(pids[service]!) - (before?.[service] ?? 0)) * 1000) / result.requests.total;
     if (interrupted) throw new Error('interrupted');
     const expected = result.statusCodeStats?.[target.status]?.count ?? 0;
     const cpuUsPerRequest = target.key === 'hello' || !before ? undefined : { gateway: perRequest('gateway'), catalog: perRequest('catalog') };
-    return { result, valid: result.errors === 0 && result.timeouts === 0 && expected === result.requests.total, cpuUsPerRequest };
+    return { result, valid: result.errors === 0 && result.timeouts === 0 && expected === result.requests.total, cpuUsPerRequest, ...(runtime ? { runtime } : {}) };
   };
 
   const buildMs = options.mode === 'compiled' ? buildCompiled() : 0;
@@ -185,7 +227,8 @@ export async function catalogBenchmark(overrides: Partial<CatalogBenchOptions> =
         const exportedBefore = await exportStats();
         for (const target of targets) {
           const baseline = target.key === 'hello' ? undefined : (await load(all.hello, bench.pids(), baselineSeconds)).result.requests.average;
-          outcome.measured.push({ setting: name, target, ...(await load(target, bench.pids())), baseline });
+          const metricsUrl = target.key === 'hello' ? undefined : `${bench.publicUrl}/metrics`;
+          outcome.measured.push({ setting: name, target, ...(await load(target, bench.pids(), options.duration, metricsUrl)), baseline });
         }
         const exportedAfter = await exportStats();
         if (setting.exporter) outcome.exports[name] = { requests: exportedAfter.requests - exportedBefore.requests, bytes: exportedAfter.bytes - exportedBefore.bytes };
@@ -256,7 +299,8 @@ export function verdicts(outcome: CatalogBenchResult): Array<{ goal: string; mea
 
 function render(options: CatalogBenchOptions, outcome: CatalogBenchResult, load: string): string {
   const us = (value: number | undefined) => (value === undefined ? '' : `${integer.format(value)} µs`);
-  const rows = outcome.measured.map(({ setting, target, result, valid, cpuUsPerRequest, baseline }) => [
+  const ms = (value: number) => (value >= 10 ? value.toFixed(0) : value.toFixed(1));
+  const rows = outcome.measured.map(({ setting, target, result, valid, cpuUsPerRequest, baseline, runtime }) => [
     setting === 'production' || target.key === 'hello' ? target.name : `${target.name}, ${settingShort[setting]}`,
     integer.format(result.requests.average),
     baseline === undefined ? '' : integer.format(baseline),
@@ -268,10 +312,12 @@ function render(options: CatalogBenchOptions, outcome: CatalogBenchResult, load:
     target.plans === undefined ? `${target.bodyBytes} B` : `${integer.format(target.bodyBytes ?? 0)} B, ${target.plans} plans`,
     us(cpuUsPerRequest?.gateway),
     us(cpuUsPerRequest?.catalog),
+    runtime ? `${ms(runtime.loopDelayP99Ms)} / ${ms(runtime.loopDelayMaxMs)} ms` : '',
+    runtime ? `${integer.format(runtime.gcPauses)}, ${ms(runtime.gcTotalMs)} ms (${(runtime.gcShare * 100).toFixed(1)} %)` : '',
   ]);
   const results = table(
-    ['target', 'requests/s (avg)', 'hello-world just before', 'vs hello-world', 'p50', 'p99', 'errors', 'answers', 'body', 'gateway CPU / request', 'catalog CPU / request'],
-    ['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:'],
+    ['target', 'requests/s (avg)', 'hello-world just before', 'vs hello-world', 'p50', 'p99', 'errors', 'answers', 'body', 'gateway CPU / request', 'catalog CPU / request', 'gateway event-loop delay p99 / max', 'gateway GC pauses (total, share of time)'],
+    ['---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:'],
     rows,
   );
   const services = Object.keys(outcome.rssAfterLoad[options.settings[0]!] ?? {});
@@ -299,7 +345,7 @@ function render(options: CatalogBenchOptions, outcome: CatalogBenchResult, load:
     '',
     results,
     '',
-    `Each target is compared with a ${baselineSeconds} s hello-world measured just before it (the machine is shared: its other load moves both alike); the first row is the full-length hello-world. Latency percentiles are autocannon's, in whole milliseconds. CPU per request is the process's user + system time (/proc) over the measured seconds divided by the answers: unlike requests/s it barely moves with the machine's other load. Spans received by the local OTLP receiver during the load: ${exported || 'none expected'}.`,
+    `Each target is compared with a ${baselineSeconds} s hello-world measured just before it (the machine is shared: its other load moves both alike); the first row is the full-length hello-world. Latency percentiles are autocannon's, in whole milliseconds. CPU per request is the process's user + system time (/proc) over the measured seconds divided by the answers: unlike requests/s it barely moves with the machine's other load. The gateway's event-loop delay (p99 and max over the measured seconds) and GC pauses come from its own /metrics, scraped when the measured seconds start and end. Spans received by the local OTLP receiver during the load: ${exported || 'none expected'}.`,
     '',
     rss,
     '',

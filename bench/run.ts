@@ -9,6 +9,7 @@
  *   npm run bench -- --node-options="--max-semi-space-size=1"   NODE_OPTIONS for every service (catalog), to try a setting
  *   npm run bench -- --host-heap          services with V8's heap for this host instead of production's (bench/startup.ts productionHeapFlags)
  *   npm run bench -- --no-report          print only; docs/benchmarks.md is left alone
+ *   npm run bench -- --only startup --services gateway,catalog   the startup benchmark for some services
  *   npm run bench -- --soak 10m           the soak alone (bench/soak.ts), e.g. 1m to try it
  */
 import { parseArgs } from 'node:util';
@@ -27,6 +28,7 @@ const { values } = parseArgs({
     'host-heap': { type: 'boolean', default: false },
     'no-report': { type: 'boolean', default: false },
     soak: { type: 'string' },
+    services: { type: 'string' },
   },
 });
 
@@ -48,7 +50,7 @@ try {
       });
     }
     if (only.has('orders')) await ordersBenchmark();
-    if (only.has('startup')) await startupBenchmark(report ? {} : { reportFile: undefined });
+    if (only.has('startup')) await startupBenchmark({ ...(report ? {} : { reportFile: undefined }), ...(values.services ? { services: list(values.services) } : {}) });
   }
 } catch (error) {
   process.stderr.write(`benchmark failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

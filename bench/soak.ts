@@ -3,9 +3,10 @@
  * production tracing setting, a steady mix of catalog reads and order
  * creation for the whole duration. Every 10 s it takes the p99 latency of
  * each request stream (as the client saw it, over those 10 s) and the RSS of
- * every service. At the end it fits a line to each series and fails (exit
- * code 1) when one drifts upward (see `drift`), draws the series into
- * docs/soak.svg (vega-lite) and writes its section of docs/benchmarks.md.
+ * every service. At the end it compares the first and second half of each
+ * series and fails (exit code 1) when one drifts upward (support/drift.ts),
+ * draws the series into docs/soak.svg (vega-lite) and writes its section of
+ * docs/benchmarks.md.
  */
 import autocannon, { type Instance } from 'autocannon';
 import { loadavg } from 'node:os';
@@ -14,6 +15,7 @@ import { repoRoot } from '../scripts/launcher/supervisor.js';
 import { buildCompiled, log, startBenchPlatform, startScript, writeSection } from './support/benchPlatform.js';
 import { rssMiB } from './support/processStats.js';
 import { productionHeapFlags } from './startup.js';
+import { drift, driftRules, type Drift } from './support/drift.js';
 import { drawSoakChart, type Sample } from './support/soakChart.js';
 
 export interface SoakOptions {
@@ -29,52 +31,11 @@ const sampleEveryMs = 10_000;
 /** Drift is judged after the first minute (JIT, caches and the heap settling), or the first fifth of a shorter run. */
 const settleMs = 60_000;
 
-/** How much a series may rise over the measured run, by the fitted line, before it counts as drift. */
-export const driftRules = {
-  rss: { relative: 0.1, absoluteMiB: 8 },
-  p99: { relative: 0.5, absoluteMs: 5 },
-} as const;
-
 function seconds(duration: string): number {
   const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(duration.trim());
   if (!match) throw new Error(`--soak takes a duration like 10m, 90s or 1h, not "${duration}"`);
   const factor = { ms: 0.001, s: 1, m: 60, h: 3600 }[(match[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
   return Number(match[1]) * factor;
-}
-
-/** Least-squares line through (x, y): slope and intercept. */
-export function fitLine(points: Array<[number, number]>): { slope: number; intercept: number } {
-  const n = points.length;
-  const mx = points.reduce((s, [x]) => s + x, 0) / n;
-  const my = points.reduce((s, [, y]) => s + y, 0) / n;
-  const sxx = points.reduce((s, [x]) => s + (x - mx) ** 2, 0);
-  const sxy = points.reduce((s, [x, y]) => s + (x - mx) * (y - my), 0);
-  const slope = sxx === 0 ? 0 : sxy / sxx;
-  return { slope, intercept: my - slope * mx };
-}
-
-export interface Drift {
-  series: string;
-  unit: string;
-  start: number;
-  rise: number;
-  slopePerMinute: number;
-  drifts: boolean;
-}
-
-/**
- * A series drifts when the line fitted to its samples after settling rises,
- * between the first and the last of those samples, by more than both the
- * relative and the absolute allowance of its kind (driftRules).
- */
-export function drift(series: string, unit: 'MiB' | 'ms', points: Array<[number, number]>): Drift {
-  const { slope, intercept } = fitLine(points);
-  const first = points[0]![0];
-  const last = points.at(-1)![0];
-  const start = intercept + slope * first;
-  const rise = slope * (last - first);
-  const rule = unit === 'MiB' ? { relative: driftRules.rss.relative, absolute: driftRules.rss.absoluteMiB } : { relative: driftRules.p99.relative, absolute: driftRules.p99.absoluteMs };
-  return { series, unit, start, rise, slopePerMinute: slope * 60, drifts: rise > rule.absolute && rise > rule.relative * Math.max(start, 1e-9) };
 }
 
 function p99(values: number[]): number {
@@ -184,7 +145,7 @@ export async function soakBenchmark(options: SoakOptions): Promise<{ samples: Sa
   }
 
   const settled = samples.filter((s) => s.atS * 1000 > Math.min(settleMs, (totalS * 1000) / 5));
-  if (settled.length < 3) throw new Error(`only ${settled.length} samples after settling: run the soak for longer`);
+  if (settled.length < 4) throw new Error(`only ${settled.length} samples after settling: run the soak for longer`);
   const drifts = [
     ...Object.keys(settled[0]!.p99Ms).map((name) => drift(`p99 ${name}`, 'ms', settled.map((s) => [s.atS, s.p99Ms[name]!]))),
     ...Object.keys(settled[0]!.rssMiB).map((name) => drift(`RSS ${name}`, 'MiB', settled.map((s) => [s.atS, s.rssMiB[name]!]))),
@@ -211,8 +172,10 @@ function render(options: SoakOptions, totalS: number, catalogRate: number, order
       `compiled services with the production heap (\`${productionHeapFlags.join(' ')}\`), production tracing (\`parentbased_traceidratio\` 0.1, OTLP export), supplier latency 0; ${counts.answers.toLocaleString('en-US')} answers, ` +
       `${counts.errors} errors, ${counts.unexpected} unexpected statuses; ${load}. Chart: [soak.svg](soak.svg).`,
     '',
-    '| series | fitted start | fitted rise over the run | slope | drift |',
-    '| --- | ---: | ---: | ---: | :---: |',
-    ...drifts.map((d) => `| ${d.series} | ${fixed(d.start)} ${d.unit} | ${d.rise >= 0 ? '+' : ''}${fixed(d.rise)} ${d.unit} | ${d.slopePerMinute >= 0 ? '+' : ''}${d.slopePerMinute.toFixed(2)} ${d.unit}/min | ${d.drifts ? '**yes**' : 'no'} |`),
+    `Drift is judged on the samples after the first minute, first half against second half: RSS by the halves' peaks, p99 by their medians; a series drifts when the rise exceeds both ${driftRules.rss.absolute} MiB and ${driftRules.rss.relative * 100} % (RSS) or ${driftRules.p99.absolute} ms and ${driftRules.p99.relative * 100} % (p99). The fitted slope is shown for reference.`,
+    '',
+    '| series | first half | second half | rise | fitted slope | drift |',
+    '| --- | ---: | ---: | ---: | ---: | :---: |',
+    ...drifts.map((d) => `| ${d.series} | ${fixed(d.first)} ${d.unit} | ${fixed(d.second)} ${d.unit} | ${d.rise >= 0 ? '+' : ''}${fixed(d.rise)} ${d.unit} | ${d.slopePerMinute >= 0 ? '+' : ''}${d.slopePerMinute.toFixed(2)} ${d.unit}/min | ${d.drifts ? '**yes**' : 'no'} |`),
   ].join('\n');
 }

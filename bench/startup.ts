@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ensureDatabase } from '@esim/postgres';
 import { addressEnv, freePorts, portEnv, readinessPort, services, type ServiceEntry } from '../scripts/launcher/services.js';
+import { productionNodeOptions } from '../scripts/deploy/nodeOptions.js';
 import { repoRoot } from '../scripts/launcher/supervisor.js';
 import { cleanUp } from '../test/e2e/support/cleanUp.js';
 import { cpuMs, median, rssMiB } from './support/processStats.js';
@@ -29,16 +30,8 @@ const modes = {
 } as const;
 type Mode = keyof typeof modes;
 
-/**
- * The V8 heap the services run with in production. Node sizes the heap from
- * the container's memory limit (cgroups): deploy/k8s gives every service
- * 512 MiB, for which V8 picks a 256 MiB old generation and 1 MiB
- * semi-spaces, where on this benchmark's host (tens of GiB) it would pick
- * 4 GiB and 16 MiB. The old generation is the pod's; the young generation is
- * set back to 16 MiB, as docs/benchmarks.md recommends for the deployment
- * (1 MiB semi-spaces halve the gateway's throughput).
- */
-export const productionHeapFlags = ['--max-old-space-size=256', '--max-semi-space-size=16'] as const;
+/** The V8 heap the services run with in the image (scripts/deploy/nodeOptions.ts). */
+export const productionHeapFlags = productionNodeOptions;
 /** V8 shrinks a young generation grown during startup once the process has idled a while (its memory reducer); measured after this long. */
 const settledIdleMs = 45_000;
 
@@ -49,6 +42,8 @@ export interface StartupOptions {
   idleMs: number;
   /** Where the table is written; undefined prints only. */
   reportFile: string | undefined;
+  /** Only these services (all when unset), to try a change on a few. */
+  services?: string[];
 }
 
 const defaults: StartupOptions = { runs: 3, idleMs: 10_000, reportFile: join(repoRoot, 'docs', 'benchmarks.md') };
@@ -158,7 +153,7 @@ export async function startupBenchmark(overrides: Partial<StartupOptions> = {}):
 
   const results: Measured[] = [];
   try {
-    for (const entry of services) {
+    for (const entry of services.filter((e) => !options.services || options.services.includes(e.name))) {
       const dir = join(repoRoot, 'services', entry.name);
       const result: Measured = { name: entry.name, startupMs: { sources: [], compiled: [] }, cpuMs: { sources: [], compiled: [] }, rssMiB: {} };
       results.push(result);

@@ -1,5 +1,6 @@
 // Protects the one image every service runs from: base, user, compiled command, no TypeScript loader, and what the build context carries.
 import { describe, it, expect } from 'vitest';
+import { productionNodeOptions } from '../scripts/deploy/nodeOptions.js';
 import { services } from '../scripts/launcher/services.js';
 import { runAsUser, devStartCommand, productionStartCommand, readText } from './support/deployFiles.js';
 
@@ -22,6 +23,10 @@ describe('Dockerfile', () => {
   it('when the image starts a service, then it runs the compiled service with the compiled telemetry preload', () => {
     expect(finalStage).toContain(`cd \\"services/$SERVICE\\" && exec ${productionStartCommand}`);
     expect(finalStage).toContain('test -f \\"services/$SERVICE/dist/main.js\\"');
+  });
+
+  it('when a service runs in the image, then its V8 heap is the one the benchmarks measured (old generation within the pod limit, 16 MiB semi-spaces)', () => {
+    expect(finalStage).toMatch(new RegExp(`^\\s*NODE_OPTIONS="${productionNodeOptions.join(' ')}" \\\\$`, 'm'));
   });
 
   it('when the image is assembled, then the code is compiled in a build stage and only production dependencies reach the final one', () => {

@@ -26,7 +26,7 @@ export async function drawSoakChart(samples: Sample[], file: string, title: stri
         height: 200,
         data: { values: latency },
         mark: { type: 'line', point: true },
-        encoding: { x, y: { field: 'value', type: 'quantitative', title: 'p99 (ms)' }, color: { field: 'stream', type: 'nominal', title: 'requests' } },
+        encoding: { x, y: { field: 'value', type: 'quantitative', title: 'p99 (ms)' }, color: { field: 'stream', type: 'nominal', title: 'requests', scale: { scheme: 'set1' } } },
       },
       {
         title: 'RSS of every service',
@@ -34,9 +34,12 @@ export async function drawSoakChart(samples: Sample[], file: string, title: stri
         height: 260,
         data: { values: memory },
         mark: 'line',
-        encoding: { x, y: { field: 'value', type: 'quantitative', title: 'RSS (MiB)', scale: { zero: false } }, color: { field: 'service', type: 'nominal' } },
+        // Nine services and more: a 20-colour scheme, so no two share a colour.
+        encoding: { x, y: { field: 'value', type: 'quantitative', title: 'RSS (MiB)', scale: { zero: false } }, color: { field: 'service', type: 'nominal', title: 'service', scale: { scheme: 'tableau20' } } },
       },
     ],
+    // Each chart its own colours and legend: request streams are not services.
+    resolve: { scale: { color: 'independent' }, legend: { color: 'independent' } },
   };
   const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
   await writeFile(file, await view.toSVG());
