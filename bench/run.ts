@@ -7,7 +7,7 @@
  *   npm run bench -- --duration 5         measured seconds per target (catalog)
  *   npm run bench -- --sources            services from sources (tsx) instead of compiled dist/
  *   npm run bench -- --node-options="--max-semi-space-size=1"   NODE_OPTIONS for every service (catalog), to try a setting
- *   npm run bench -- --host-heap          services with V8's heap for this host instead of production's (bench/startup.ts productionHeapFlags)
+ *   npm run bench -- --host-heap          services with V8's heap for this host instead of production's (scripts/deploy/nodeOptions.ts)
  *   npm run bench -- --no-report          print only; docs/benchmarks.md is left alone
  *   npm run bench -- --only startup --services gateway,catalog   the startup benchmark for some services
  *   npm run bench -- --soak 10m           the soak alone (bench/soak.ts), e.g. 1m to try it
@@ -16,7 +16,8 @@ import { parseArgs } from 'node:util';
 import { catalogBenchmark, type SettingName } from './catalog.js';
 import { ordersBenchmark } from './orders.js';
 import { soakBenchmark } from './soak.js';
-import { productionHeapFlags, startupBenchmark } from './startup.js';
+import { productionNodeOptions } from '../scripts/deploy/nodeOptions.js';
+import { startupBenchmark } from './startup.js';
 
 const { values } = parseArgs({
   options: {
@@ -45,7 +46,7 @@ try {
         ...(values.settings ? { settings: list(values.settings) as SettingName[] } : {}),
         ...(values.duration ? { duration: Number(values.duration) } : {}),
         mode: values.sources ? 'sources' : 'compiled',
-        serviceEnv: { NODE_OPTIONS: [...(values['host-heap'] ? [] : productionHeapFlags), values['node-options'] ?? ''].join(' ').trim() },
+        serviceEnv: { NODE_OPTIONS: [...(values['host-heap'] ? [] : productionNodeOptions), values['node-options'] ?? ''].join(' ').trim() },
         ...(report ? {} : { reportFile: undefined }),
       });
     }

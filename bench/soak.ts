@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { repoRoot } from '../scripts/launcher/supervisor.js';
 import { buildCompiled, log, startBenchPlatform, startScript, writeSection } from './support/benchPlatform.js';
 import { rssMiB } from './support/processStats.js';
-import { productionHeapFlags } from './startup.js';
+import { productionNodeOptions } from '../scripts/deploy/nodeOptions.js';
 import { drift, driftRules, type Drift } from './support/drift.js';
 import { drawSoakChart, type Sample } from './support/soakChart.js';
 
@@ -58,7 +58,7 @@ export async function soakBenchmark(options: SoakOptions): Promise<{ samples: Sa
       OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${receiver.port}`,
       SUPPLIER_LATENCY_MS: '0',
       // Memory is judged with the heap the services run with in production (bench/startup.ts).
-      NODE_OPTIONS: productionHeapFlags.join(' '),
+      NODE_OPTIONS: productionNodeOptions.join(' '),
     },
     { mode: 'compiled' },
   );
@@ -169,7 +169,7 @@ function render(options: SoakOptions, totalS: number, catalogRate: number, order
   const fixed = (n: number) => (Math.abs(n) >= 10 ? n.toFixed(0) : n.toFixed(1));
   return [
     `Measured ${new Date().toISOString()}, Node ${process.version}, ${options.duration} (${totalS} s): catalog reads at ${catalogRate}/s (five filters and pages in turn) and order creation at ${orderRate}/s, ` +
-      `compiled services with the production heap (\`${productionHeapFlags.join(' ')}\`), production tracing (\`parentbased_traceidratio\` 0.1, OTLP export), supplier latency 0; ${counts.answers.toLocaleString('en-US')} answers, ` +
+      `compiled services with the production heap (\`${productionNodeOptions.join(' ')}\`), production tracing (\`parentbased_traceidratio\` 0.1, OTLP export), supplier latency 0; ${counts.answers.toLocaleString('en-US')} answers, ` +
       `${counts.errors} errors, ${counts.unexpected} unexpected statuses; ${load}. Chart: [soak.svg](soak.svg).`,
     '',
     `Drift is judged on the samples after the first minute, first half against second half: RSS by the halves' peaks, p99 by their medians; a series drifts when the rise exceeds both ${driftRules.rss.absolute} MiB and ${driftRules.rss.relative * 100} % (RSS) or ${driftRules.p99.absolute} ms and ${driftRules.p99.relative * 100} % (p99). The fitted slope is shown for reference.`,

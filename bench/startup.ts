@@ -30,8 +30,6 @@ const modes = {
 } as const;
 type Mode = keyof typeof modes;
 
-/** The V8 heap the services run with in the image (scripts/deploy/nodeOptions.ts). */
-export const productionHeapFlags = productionNodeOptions;
 /** V8 shrinks a young generation grown during startup once the process has idled a while (its memory reducer); measured after this long. */
 const settledIdleMs = 45_000;
 
@@ -64,7 +62,7 @@ async function startOnce(entry: ServiceEntry, mode: Mode | 'settled', env: NodeJ
   const ports = (await freePorts())[entry.name]!;
   const readyUrl = `http://127.0.0.1:${readinessPort(entry, ports)}/readyz`;
   const startedAt = performance.now();
-  const child = spawn(process.execPath, mode === 'settled' ? [...productionHeapFlags, ...modes.compiled] : [...modes[mode]], {
+  const child = spawn(process.execPath, mode === 'settled' ? [...productionNodeOptions, ...modes.compiled] : [...modes[mode]], {
     cwd: join(repoRoot, 'services', entry.name),
     env: { ...env, ...portEnv(ports), OTEL_SERVICE_NAME: entry.name },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -100,7 +98,7 @@ function table(results: Measured[], options: StartupOptions, built: string, load
   });
   return [
     `Measured ${new Date().toISOString()} on ${cpus().length} × ${cpus()[0]?.model.trim()}, Node ${process.version}; ${built}`,
-    `median of ${options.runs} starts per way after one unmeasured start; RSS after ${options.idleMs / 1000} s idle (one run; the last column: compiled, production heap \`${productionHeapFlags.join(' ')}\`, after ${settledIdleMs / 1000} s idle); ${load}.`,
+    `median of ${options.runs} starts per way after one unmeasured start; RSS after ${options.idleMs / 1000} s idle (one run; the last column: compiled, production heap \`${productionNodeOptions.join(' ')}\`, after ${settledIdleMs / 1000} s idle); ${load}.`,
     '',
     '| service | startup, sources (tsx) | startup, compiled | change | CPU to ready, sources | CPU to ready, compiled | change | idle RSS, sources | idle RSS, compiled | change | idle RSS, compiled, production heap, settled |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',

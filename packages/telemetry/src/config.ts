@@ -16,7 +16,7 @@ const nonEmpty = (value: string | undefined) => (value === undefined || value ==
  * The variables the telemetry bootstrap needs before any service code runs
  * (it is preloaded, so it cannot wait for the service's own config). The
  * OpenTelemetry SDK reads the remaining standard OTEL_* variables itself
- * (protocol, batch delay, OTEL_RESOURCE_ATTRIBUTES).
+ * (exporter headers and timeout, batch delay, OTEL_RESOURCE_ATTRIBUTES).
  */
 export function readTelemetryConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()) {
   return {
@@ -33,6 +33,12 @@ export function readTelemetryConfig(env: NodeJS.ProcessEnv = process.env, cwd = 
     /** Standard names and values (OpenTelemetry's environment specification). */
     sampler: nonEmpty(env.OTEL_TRACES_SAMPLER) ?? 'parentbased_always_on',
     samplerArg: nonEmpty(env.OTEL_TRACES_SAMPLER_ARG),
+    /** `OTEL_TRACES_EXPORTER=none` exports nothing even with an endpoint. */
+    exportTraces: env.OTEL_TRACES_EXPORTER?.trim() !== 'none',
+    /** `http/protobuf` (the default) or `http/json`. */
+    otlpProtocol: (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL)?.trim() || 'http/protobuf',
+    /** OpenTelemetry's switch: metrics stay, no span is ever made. */
+    sdkDisabled: env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true',
   };
 }
 

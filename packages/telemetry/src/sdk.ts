@@ -31,8 +31,8 @@ const probePaths = /^\/(healthz|readyz|metrics)\b/;
  * exports nothing.
  */
 async function spanExporter(): Promise<SpanExporter | undefined> {
-  if (!telemetryConfig.otlpEndpoint || process.env.OTEL_TRACES_EXPORTER?.trim() === 'none') return undefined;
-  const protocol = (process.env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? process.env.OTEL_EXPORTER_OTLP_PROTOCOL)?.trim() || 'http/protobuf';
+  if (!telemetryConfig.otlpEndpoint || !telemetryConfig.exportTraces) return undefined;
+  const protocol = telemetryConfig.otlpProtocol;
   if (protocol === 'http/json') return new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter();
   if (protocol !== 'http/protobuf') diag.warn(`OTLP protocol "${protocol}" is not supported here; exporting spans over http/protobuf.`);
   return new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter();
@@ -59,7 +59,7 @@ export async function startTelemetry(): Promise<void> {
   const meterProvider = new MeterProvider({ resource, readers: [prometheus] });
   metrics.setGlobalMeterProvider(meterProvider);
   // OpenTelemetry's switch (OTEL_SDK_DISABLED=true): metrics stay, no span is ever made (the benchmarks use it to price tracing).
-  if (process.env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') {
+  if (telemetryConfig.sdkDisabled) {
     holder[sdkKey] = meterProvider;
     startRuntimeMetrics(metrics.getMeter('nodejs'));
     return;

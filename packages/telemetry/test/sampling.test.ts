@@ -88,3 +88,13 @@ describe('resource attributes', () => {
     });
   });
 });
+
+describe('telemetry switches', () => {
+  it('when nothing is set, then spans are exported over http/protobuf and the SDK is on; the standard variables change each', () => {
+    expect(readTelemetryConfig({}, '/nowhere')).toMatchObject({ exportTraces: true, otlpProtocol: 'http/protobuf', sdkDisabled: false });
+    expect(
+      readTelemetryConfig({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_SDK_DISABLED: 'TRUE' }, '/nowhere'),
+    ).toMatchObject({ exportTraces: false, otlpProtocol: 'http/json', sdkDisabled: true });
+    expect(readTelemetryConfig({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' }, '/nowhere').otlpProtocol).toBe('http/protobuf');
+  });
+});
