@@ -7,6 +7,8 @@ import { AppError, problemBody } from '@esim/errors';
 import { newId } from '@esim/ids';
 import { runReadiness, type ReadinessCheck } from '@esim/runtime';
 import { metrics, serveMetrics, type Logger } from '@esim/telemetry';
+import { apiHeaders } from './apiHeaders.js';
+import { answerClientError, answerFrameworkError } from './frameworkAnswers.js';
 import { sendProblem, toAppError } from './problems.js';
 import { traceRequests } from './serverSpans.js';
 
@@ -56,6 +58,9 @@ export async function createApp(options: ListenerOptions): Promise<FastifyInstan
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'requestId' }),
     // Long ids still reach their route, which answers its own 404 (ORDER_NOT_FOUND), not a generic one.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1_000 },
+    // What the router or Node's HTTP parser rejects before any route runs is problem+json too (§3).
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
   });
   // Per-request state set by the auth hooks, declared up front so every request has the same shape.
   // (auth/* types the first two; the dependency-list overload takes null whatever their declared type.)
@@ -65,6 +70,9 @@ export async function createApp(options: ListenerOptions): Promise<FastifyInstan
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
+  // JSON only (§3): fastify's built-in text/plain parser would hand a route a string, which then fails
+  // validation (400) instead of answering 415 for the wrong media type.
+  app.removeContentTypeParser('text/plain');
   // An empty body on a JSON endpoint is "no body" (POST …/approve), not malformed JSON.
   const defaultJsonParser = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
@@ -77,7 +85,7 @@ export async function createApp(options: ListenerOptions): Promise<FastifyInstan
   traceRequests(app);
   // Callback-style hooks: no promise per request.
   app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
+    reply.header('x-request-id', request.id).headers(apiHeaders);
     done();
   });
   app.addHook('onResponse', (request, reply, done) => {

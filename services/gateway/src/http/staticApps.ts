@@ -50,6 +50,12 @@ export async function serveWebApp(app: FastifyInstance, name: WebApp, root = joi
   if (!built()) app.log.warn({ root }, `the ${titles[name]} is not built; run npm run build:web`);
   // Encapsulated: reply.sendFile and the error handler below exist for these routes only.
   await app.register(async (scope) => {
+    // The listener marks every answer no-store (apiHeaders.ts); the pages choose their own caching below,
+    // so their hashed assets stay cacheable forever. An error here still answers no-store (sendProblem).
+    scope.addHook('onRequest', (_request, reply, done) => {
+      reply.removeHeader('cache-control');
+      done();
+    });
     await scope.register(fastifyStatic, {
       root,
       prefix: `${prefix}/`,
