@@ -59,6 +59,19 @@ describe('accounts', () => {
     expect((await client.getPartner({ id: partner.id })).partner?.status).toBe('pending');
   });
 
+  it('when Register receives an empty message, then VALIDATION_ERROR naming every missing field, not INTERNAL', async () => {
+    // {} encodes to zero bytes on the wire: what any client reaching the port can send (issue #17).
+    await expect(client.register({})).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+      errors: [{ path: 'name' }, { path: 'email' }, { path: 'company' }, { path: 'password' }],
+    });
+    await expect(client.register({ name: 'A', email: 'not-an-email', company: 'B', password: 'short' })).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+      errors: [{ path: 'email' }, { path: 'password' }],
+    });
+    expect(await env.query(`SELECT 1 FROM partners.partners WHERE email = 'not-an-email'`)).toEqual([]);
+  });
+
   it('when a partner or its keys are asked for by an unknown id, then PARTNER_NOT_FOUND', async () => {
     await expect(client.getPartner({ id: 'ptn_unknown' })).rejects.toMatchObject({ code: 'PARTNER_NOT_FOUND' });
     await expect(client.listApiKeys({ partnerId: 'ptn_unknown' })).rejects.toMatchObject({ code: 'PARTNER_NOT_FOUND' });

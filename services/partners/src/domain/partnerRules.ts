@@ -31,6 +31,27 @@ export function parseScopes(values: string[]): Scope[] {
   return values as Scope[];
 }
 
+/** The shape of an e-mail address, as loose as the gateway's zod check is strict: one @, a dot in the domain. */
+const emailShape = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/**
+ * The gateway validates a registration first (same bounds), but any caller
+ * that reaches the port can send an empty message: it is a validation
+ * error naming every field, not a failure deeper down (issue #17).
+ */
+export function checkApplication(application: { name: string; email: string; company: string; password: string }): void {
+  const errors: FieldError[] = [];
+  const text = (path: 'name' | 'company') => {
+    const length = application[path].trim().length;
+    if (length < 1 || length > 200) errors.push({ path, message: 'must be 1–200 characters' });
+  };
+  text('name');
+  if (!emailShape.test(application.email) || application.email.length > 254) errors.push({ path: 'email', message: 'must be a valid e-mail address' });
+  text('company');
+  if (application.password.length < 12 || application.password.length > 128) errors.push({ path: 'password', message: 'must be 12–128 characters' });
+  if (errors.length > 0) throw validationError(errors);
+}
+
 export function requireStatus(partner: Partner, allowed: readonly PartnerStatus[], action: string): void {
   if (!allowed.includes(partner.status)) {
     throw new AppError('INVALID_STATE', `Cannot ${action} a partner that is ${partner.status}.`);

@@ -4,6 +4,7 @@ import { pgErrorCode, withTransaction } from '@esim/postgres';
 import { insertPartner } from '../store/partnerStore.js';
 import type { PartnersDeps } from './deps.js';
 import type { Partner } from './partner.js';
+import { checkApplication } from './partnerRules.js';
 import { hashPassword } from './passwords.js';
 import { requestMail } from './sideEffects.js';
 
@@ -17,6 +18,7 @@ export interface Application {
 
 /** A partner applies: the account starts `pending` and an "application received" e-mail is queued with it. */
 export async function register(deps: PartnersDeps, application: Application): Promise<Partner> {
+  checkApplication(application);
   const email = application.email.toLowerCase();
   const passwordHash = await hashPassword(application.password, deps.passwordCost);
   try {
