@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, InjectOptions } from 'fastify';
 import { createApp } from '../src/http/createApp.js';
 
 async function listener(name: 'public' | 'admin'): Promise<FastifyInstance> {
@@ -63,9 +63,9 @@ for (const name of ['public', 'admin'] as const) {
   describe(`the ${name} listener's own answers`, () => {
     let app: FastifyInstance;
     let port: number;
-    const inject = async (options: Parameters<FastifyInstance['inject']>[0]) => {
+    const inject = async (options: InjectOptions) => {
       const answer = await app.inject(options);
-      return { status: answer.statusCode, headers: answer.headers, body: answer.body ? answer.json() : undefined };
+      return { status: answer.statusCode, headers: answer.headers as Record<string, unknown>, body: answer.body ? answer.json() : undefined };
     };
     beforeAll(async () => {
       app = await listener(name);
