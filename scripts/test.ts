@@ -3,17 +3,27 @@
  * real platform once), each with vitest's normal output, then one closing
  * line `tests: N passed, N failed, N skipped` that CI and humans can read.
  * Failed hooks, files that fail to import and unhandled errors count as
- * failures there too (scripts/testSummary.ts).
+ * failures there too (scripts/testSummary.ts). The browser tests' Chromium
+ * is found or installed first (scripts/chromium.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensureChromium, localHost } from './chromium.js';
 import { repoRoot } from './launcher/supervisor.js';
 import { summarize, summaryLine, type ProjectRun } from './testSummary.js';
 
 const resultsDir = join(repoRoot, 'var', 'test-results');
 rmSync(resultsDir, { recursive: true, force: true });
 mkdirSync(resultsDir, { recursive: true });
+
+// Before any project runs: a missing browser is one line now, not three failed files after the unit suite.
+const chromium = ensureChromium(localHost(), join(repoRoot, 'var', 'log', 'chromium-install.log'));
+if (!chromium.ok) {
+  process.stderr.write(`${chromium.message}\n`);
+  process.exit(1);
+}
+if (chromium.note) process.stdout.write(`${chromium.note}\n`);
 
 const runs: ProjectRun[] = [];
 for (const project of ['unit', 'e2e']) {

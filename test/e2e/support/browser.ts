@@ -11,9 +11,11 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromiumPath as chromiumPathIn } from '../../../scripts/chromium.js';
 import { repoRoot } from '../../../scripts/launcher/supervisor.js';
 
-export const chromiumPath = '/usr/bin/chromium';
+/** Debian's package, or CHROMIUM_PATH; npm test finds or installs it first (scripts/chromium.ts). */
+export const chromiumPath = chromiumPathIn(process.env);
 export const screenshotDir = join(repoRoot, 'var', 'test-results', 'portals');
 const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -44,7 +46,7 @@ export interface Browser {
 }
 
 export async function launchBrowser(): Promise<Browser> {
-  if (!existsSync(chromiumPath)) throw new Error(`${chromiumPath} is missing: apt-get install -y chromium`);
+  if (!existsSync(chromiumPath)) throw new Error(`${chromiumPath} is missing: sudo apt-get install -y chromium (or set CHROMIUM_PATH)`);
   mkdirSync(screenshotDir, { recursive: true });
   const profile = mkdtempSync(join(tmpdir(), 'esim-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
