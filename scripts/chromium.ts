@@ -32,7 +32,7 @@ export function chromiumPath(env: NodeJS.ProcessEnv): string {
 export function ensureChromium(host: ChromiumHost, logFile: string): ChromiumCheck {
   const path = chromiumPath(host.env);
   if (host.exists(path)) return { ok: true, path };
-  if (host.env.CHROMIUM_PATH) return { ok: false, message: `CHROMIUM_PATH=${path} does not exist: point it at a Chromium binary, or unset it and run `sudo apt-get install -y chromium`.` };
+  if (host.env.CHROMIUM_PATH) return { ok: false, message: `CHROMIUM_PATH=${path} does not exist: point it at a Chromium binary, or unset it and run \`sudo apt-get install -y chromium\`.` };
   if (!host.isRoot || !host.hasAptGet) return { ok: false, message: `The browser tests need Chromium at ${path}: run \`sudo apt-get install -y chromium\` (or set CHROMIUM_PATH), then npm test again.` };
   const installed = host.install(installCommand, logFile, installTimeoutMs) && host.exists(path);
   if (installed) return { ok: true, path, note: `installed Chromium for the browser tests (log: ${logFile})` };
