@@ -137,8 +137,8 @@ describe('the OpenAPI documents', () => {
   it('when the public document is read, then every money route lists each status it can answer, and the order view has exactly the §7 fields', async () => {
     const doc = (await get(`${publicUrl}/openapi.json`)).body;
     expect(statuses(doc, '/api/v1/partner/orders', 'post')).toEqual(['200', '201', '400', '401', '402', '403', '409', '413', '415', '422', '429', '503']);
-    expect(statuses(doc, '/api/v1/partner/orders/{orderId}', 'get')).toEqual(['200', '401', '403', '404', '429', '503']);
-    expect(statuses(doc, '/api/v1/partner/me/orders/{orderId}', 'get')).toEqual(['200', '401', '403', '404', '503']);
+    expect(statuses(doc, '/api/v1/partner/orders/{orderId}', 'get')).toEqual(['200', '400', '401', '403', '404', '429', '503']);
+    expect(statuses(doc, '/api/v1/partner/me/orders/{orderId}', 'get')).toEqual(['200', '400', '401', '403', '404', '503']);
     expect(statuses(doc, '/api/v1/partner/wallet/ledger', 'get')).toEqual(['200', '400', '401', '403', '429', '503']);
     expect(Object.keys(doc.components.schemas.Order.properties).sort()).toEqual(
       ['clientRequestId', 'createdAt', 'currency', 'email', 'esim', 'failureReason', 'id', 'phoneNumber', 'planId', 'planName', 'price', 'status', 'updatedAt'].sort(),
@@ -150,7 +150,7 @@ describe('the OpenAPI documents', () => {
     const doc = (await get(`${adminUrl}/openapi.json`)).body;
     expect(statuses(doc, '/admin/v1/partners/{id}/wallet/topups', 'post')).toEqual(['200', '201', '400', '401', '404', '413', '415', '503']);
     expect(statuses(doc, '/admin/v1/partners/{id}/wallet/adjustments', 'post')).toEqual(['201', '400', '401', '402', '404', '413', '415', '503']);
-    expect(statuses(doc, '/admin/v1/orders/{id}', 'get')).toEqual(['200', '401', '404', '503']);
+    expect(statuses(doc, '/admin/v1/orders/{id}', 'get')).toEqual(['200', '400', '401', '404', '503']);
     expect(Object.keys(doc.components.schemas.AdminOrder.properties)).toEqual(expect.arrayContaining(['partnerId', 'supplierReference']));
   });
 });

@@ -8,9 +8,12 @@ import { newId } from '@esim/ids';
 import { runReadiness, type ReadinessCheck } from '@esim/runtime';
 import { metrics, serveMetrics, type Logger } from '@esim/telemetry';
 import { apiHeaders } from './apiHeaders.js';
+import { documentEdgeProblems, problemMediaTypes } from './edgeProblems.js';
 import { answerClientError, answerFrameworkError } from './frameworkAnswers.js';
 import { sendProblem, toAppError } from './problems.js';
 import { traceRequests } from './serverSpans.js';
+
+type OpenApiDocument = Parameters<typeof problemMediaTypes>[0];
 
 const saneRequestId = /^[A-Za-z0-9._:-]{1,128}$/;
 const bodyLimitBytes = 16 * 1024;
@@ -99,6 +102,8 @@ export async function createApp(options: ListenerOptions): Promise<FastifyInstan
     request.log[level]({ method: request.method, route: request.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
     done();
   });
+  // Before any route is added: every operation documents what the HTTP layer can answer on it.
+  app.addHook('onRoute', documentEdgeProblems);
   app.setErrorHandler((error, request, reply) => {
     const appError = toAppError(error);
     if (appError.code === 'INTERNAL') request.log.error({ err: error }, 'unhandled error');
@@ -106,6 +111,7 @@ export async function createApp(options: ListenerOptions): Promise<FastifyInstan
   });
   app.setNotFoundHandler((request, reply) => sendProblem(request, reply, new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`)));
 
+  const transformComponents = createJsonSchemaTransformObject({ schemaRegistry: options.components });
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
@@ -113,7 +119,7 @@ export async function createApp(options: ListenerOptions): Promise<FastifyInstan
       components: { securitySchemes: options.securitySchemes as never },
     },
     transform: createJsonSchemaTransform({ schemaRegistry: options.components }),
-    transformObject: createJsonSchemaTransformObject({ schemaRegistry: options.components }),
+    transformObject: (input) => problemMediaTypes(transformComponents(input) as OpenApiDocument),
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
 
