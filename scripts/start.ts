@@ -13,17 +13,22 @@ const startedAt = Date.now();
 const { config, ports, env } = launcherConfig();
 process.stdout.write('Starting the platform…\n');
 
-let platform;
+let platform: Awaited<ReturnType<typeof startPlatform>>;
+// A service that dies after "ready" takes the platform down loudly: a half platform that looks up is worse than none.
+const onUnexpectedExit = (name: string, code: number | null) => {
+  process.stderr.write(`\n${name} exited unexpectedly (code ${code}); stopping the platform. See ${platform.logDir}/${name}.log\n`);
+  void platform.stop().then(() => process.exit(1));
+};
 try {
-  platform = await startPlatform({ env, ports });
+  platform = await startPlatform({ env, ports, onUnexpectedExit });
 } catch (error) {
   process.stderr.write(`\n${(error as Error).message}\n`);
   process.exit(1);
 }
 
 const adminToken = config.ADMIN_TOKEN ?? readFileSync(join(repoRoot, 'var', 'secrets', 'admin_token'), 'utf8').trim();
-const publicUrl = `http://localhost:${ports.gateway!.http}`;
-const adminUrl = `http://localhost:${ports.gateway!.admin}`;
+const publicUrl = `http://localhost:${platform.ports.gateway!.http}`;
+const adminUrl = `http://localhost:${platform.ports.gateway!.admin}`;
 const mail = config.SMTP_URL ? `sent over ${config.SMTP_URL}` : `written as .eml files to ${join(repoRoot, 'var', 'mail')}`;
 process.stdout.write(
   [

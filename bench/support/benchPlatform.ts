@@ -86,8 +86,8 @@ export async function startBenchPlatform(extraEnv: Record<string, string> = {}, 
     throw error;
   }
   log(`platform ${namespace} ready in ${((Date.now() - startedAt) / 1000).toFixed(1)}s`);
-  const publicUrl = `http://127.0.0.1:${ports.gateway!.http}`;
-  const adminUrl = `http://127.0.0.1:${ports.gateway!.admin}`;
+  const publicUrl = `http://127.0.0.1:${platform.ports.gateway!.http}`;
+  const adminUrl = `http://127.0.0.1:${platform.ports.gateway!.admin}`;
 
   return {
     publicUrl,

@@ -1,4 +1,6 @@
 import { join } from 'node:path';
+import { claimNamespace } from './instance.js';
+import { claimPorts } from './ports.js';
 import { preflight } from './preflight.js';
 import { services as serviceList, serviceSpecs, type Ports } from './services.js';
 import { repoRoot, startService, stopService, waitUntilReady, type LaunchMode, type Running } from './supervisor.js';
@@ -11,9 +13,15 @@ export interface PlatformOptions {
   readyTimeoutMs?: number;
   /** Sources through tsx (default) or the compiled dist/ (the benchmarks). */
   mode?: LaunchMode;
+  /**
+   * A service that exits after it was ready, not stopped by `kill` or `stop`.
+   * `npm start` stops the whole platform loudly; the default only reports it.
+   */
+  onUnexpectedExit?: (name: string, code: number | null) => void;
 }
 
 export interface Platform {
+  /** The ports in use: the ones asked for, except internal ones another process held (moved to free ones). */
   ports: Ports;
   logDir: string;
   services: Map<string, Running>;
@@ -29,22 +37,45 @@ export interface Platform {
  * once each one reports ready. `npm start` and the end-to-end suite both use it.
  */
 export async function startPlatform(options: PlatformOptions): Promise<Platform> {
-  await preflight(options.env);
-  const logDir = options.logDir ?? join(repoRoot, 'var', 'log');
+  const namespace = options.env.PLATFORM_NAMESPACE ?? 'esim';
   const echo = options.echo ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const specs = new Map(serviceSpecs(options.ports).map((spec) => [spec.name, spec]));
+  // Public ports were chosen by whoever started us; internal ones only need to be free.
+  const publicPorts = new Map(serviceList.map((entry) => [entry.name, new Set(entry.public ?? [])]));
+  const { ports, moved } = await claimPorts(options.ports, (service, kind) => !publicPorts.get(service)?.has(kind));
+  if (moved.length > 0) echo(`Internal ports in use by another process; using free ones instead: ${moved.join(', ')}`);
+  const release = claimNamespace(namespace, ports);
+  try {
+    await preflight(options.env);
+  } catch (error) {
+    release();
+    throw error;
+  }
+  const logDir = options.logDir ?? join(repoRoot, 'var', 'log');
+  const specs = new Map(serviceSpecs(ports).map((spec) => [spec.name, spec]));
   const services = new Map<string, Running>();
   const timeoutMs = options.readyTimeoutMs ?? 90_000;
+  // Processes the launcher itself stopped: their exit is expected.
+  const stopping = new Set<Running>();
+  const onUnexpectedExit =
+    options.onUnexpectedExit ?? ((name: string, code: number | null) => echo(`${name} exited unexpectedly (code ${code}); see ${join(logDir, `${name}.log`)}`));
 
   const launch = async (name: string) => {
     const running = startService(specs.get(name)!, options.env, logDir, echo, options.mode);
     services.set(name, running);
     await waitUntilReady(running, timeoutMs);
+    void running.exited.then((code) => {
+      if (!stopping.has(running)) onUnexpectedExit(name, code);
+    });
   };
 
   const stop = async () => {
     // Front door first, so no request arrives at a service that is going away.
-    for (const name of [...services.keys()].reverse()) await stopService(services.get(name)!);
+    for (const name of [...services.keys()].reverse()) {
+      const running = services.get(name)!;
+      stopping.add(running);
+      await stopService(running);
+    }
+    release();
   };
 
   try {
@@ -57,12 +88,13 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   }
 
   return {
-    ports: options.ports,
+    ports,
     logDir,
     services,
     kill: async (name, signal) => {
       const running = services.get(name);
       if (!running) return;
+      stopping.add(running);
       running.child.kill(signal);
       await running.exited;
     },

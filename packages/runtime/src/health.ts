@@ -40,10 +40,23 @@ export interface HealthServer {
 }
 
 /**
+ * Who answers /readyz: the platform namespace and this process's boot id,
+ * sent as headers (the body stays the contract's). The launcher accepts no
+ * readiness without its own values: a stranger holding the port is not ready.
+ */
+export interface ProcessIdentity {
+  namespace: string;
+  bootId: string;
+}
+
+export const identityHeaders = (identity: ProcessIdentity | undefined): Record<string, string> =>
+  identity ? { 'x-platform-namespace': identity.namespace, 'x-boot-id': identity.bootId } : {};
+
+/**
  * /healthz (alive), /readyz (dependencies reachable) and /metrics for
  * processes that have no HTTP API of their own: gRPC services and workers.
  */
-export async function startHealthServer(options: { port: number; host?: string; checks: ReadinessCheck[] }): Promise<HealthServer> {
+export async function startHealthServer(options: { port: number; host?: string; checks: ReadinessCheck[]; identity?: ProcessIdentity }): Promise<HealthServer> {
   let shuttingDown = false;
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
@@ -55,7 +68,9 @@ export async function startHealthServer(options: { port: number; host?: string; 
         const body = ok
           ? { status: 'ready', checks }
           : { ...problemBody(new AppError('UNAVAILABLE', shuttingDown ? 'Shutting down.' : 'A dependency is unreachable.')), checks };
-        res.writeHead(ok ? 200 : 503, { 'content-type': ok ? 'application/json' : 'application/problem+json' }).end(JSON.stringify(body));
+        res
+          .writeHead(ok ? 200 : 503, { 'content-type': ok ? 'application/json' : 'application/problem+json', ...identityHeaders(options.identity) })
+          .end(JSON.stringify(body));
       });
     } else if (path === '/metrics') {
       serveMetrics(req, res);

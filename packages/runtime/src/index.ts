@@ -1,2 +1,2 @@
-export { startHealthServer, runReadiness, type HealthServer, type ReadinessCheck } from './health.js';
+export { identityHeaders, startHealthServer, type ProcessIdentity, runReadiness, type HealthServer, type ReadinessCheck } from './health.js';
 export { shutdownOnSignals, exitOnBootFailure, type ShutdownStep } from './shutdown.js';

@@ -19,6 +19,14 @@ describe('health server', () => {
     expect(await get('/readyz')).toEqual({ status: 200, type: 'application/json', body: { status: 'ready', checks: { postgres: 'ok' } } });
   });
 
+  it('when it knows who it is, then /readyz names its namespace and boot id in headers, the body unchanged', async () => {
+    server = await startHealthServer({ port: 0, host: '127.0.0.1', checks: [], identity: { namespace: 'esim', bootId: 'boot-1' } });
+    const response = await fetch(`http://127.0.0.1:${server.port}/readyz`);
+    expect(response.headers.get('x-platform-namespace')).toBe('esim');
+    expect(response.headers.get('x-boot-id')).toBe('boot-1');
+    expect(await response.json()).toEqual({ status: 'ready', checks: {} });
+  });
+
   it('when a check fails, then /readyz is a 503 UNAVAILABLE problem naming the unreachable dependency', async () => {
     server = await startHealthServer({ port: 0, host: '127.0.0.1', checks: [{ name: 'nats', check: () => Promise.reject(new Error('down')) }] });
     const answer = await get('/readyz');

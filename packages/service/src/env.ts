@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { commonEnv } from '@esim/config';
 
@@ -20,6 +21,9 @@ export type MigrateMode = (typeof migrateModes)[number];
  *   creates or updates (3 on a clustered NATS).
  * - SHUTDOWN_TIMEOUT_MS: the deadline of the whole shutdown after SIGTERM;
  *   keep it below terminationGracePeriodSeconds minus the preStop pause.
+ * - BOOT_ID: who this process is, reported by /readyz with the namespace; the
+ *   launcher sets one per start and accepts no readiness answered by another
+ *   process (a stranger holding the port). A random one by default.
  */
 export const runtimeEnv = {
   MIGRATE: z.enum(migrateModes).default('on-start'),
@@ -29,6 +33,7 @@ export const runtimeEnv = {
   NATS_TLS_KEY: optionalPath,
   NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(20_000),
+  BOOT_ID: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ or -').default(() => randomUUID()),
 };
 
 /**
@@ -63,6 +68,7 @@ export interface BaseConfig {
   NATS_TLS_KEY?: string;
   NATS_STREAM_REPLICAS?: number;
   SHUTDOWN_TIMEOUT_MS?: number;
+  BOOT_ID?: string;
 }
 
 /** Address of another service's gRPC API: `host:port`. */

@@ -157,7 +157,8 @@ export async function startService<C extends BaseConfig>(
     ];
     let healthPort = 0;
     if (config.HEALTH_PORT !== undefined) {
-      const health = await startHealthServer({ port: config.HEALTH_PORT, checks });
+      const identity = { namespace: config.PLATFORM_NAMESPACE, bootId: config.BOOT_ID ?? 'unset' };
+      const health = await startHealthServer({ port: config.HEALTH_PORT, checks, identity });
       healthPort = health.port;
       readinessOff = { name: 'readiness', run: () => health.markShuttingDown() };
       healthStep = { name: 'health', run: () => health.close() };

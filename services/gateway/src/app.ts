@@ -90,7 +90,8 @@ export async function buildGateway({ config, logger, nc, ns: subjects, consume, 
     { name: 'redis', check: () => redis.ping() },
     { name: 'nats', check: () => nc.flush() },
   ];
-  const common = { logger, readiness, isShuttingDown: () => shuttingDown, trustProxy: config.TRUST_PROXY };
+  const identity = { namespace: ns, bootId: config.BOOT_ID };
+  const common = { logger, readiness, identity, isShuttingDown: () => shuttingDown, trustProxy: config.TRUST_PROXY };
 
   const publicApp = await createApp({
     ...common,

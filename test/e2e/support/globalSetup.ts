@@ -65,9 +65,7 @@ export default async function setup(project: TestProject) {
 
   const smtp = await startSmtpSink();
   const otlp = await startOtlpSink();
-  const ports = await freePorts();
-  const publicPort = ports.gateway!.http!;
-  const adminPort = ports.gateway!.admin!;
+  const askedPorts = await freePorts();
   const env = {
     ...process.env,
     NODE_ENV: 'test',
@@ -102,10 +100,16 @@ export default async function setup(project: TestProject) {
   const startedAt = Date.now();
   const platform: Platform = await startPlatform({
     env,
-    ports,
+    ports: askedPorts,
     logDir,
     echo: () => {},
+    // A shared, loaded machine compiles nine services through tsx at once: give it time rather than a false failure.
+    readyTimeoutMs: 180_000,
   });
+  // The launcher moves an internal port another process took meanwhile; these are the ones in use.
+  const ports = platform.ports;
+  const publicPort = ports.gateway!.http!;
+  const adminPort = ports.gateway!.admin!;
   process.stderr.write(`e2e platform ${namespace} ready in ${((Date.now() - startedAt) / 1000).toFixed(1)}s; logs in ${logDir}\n`);
 
   const replicas: Running[] = [];

@@ -5,7 +5,7 @@ import { createJsonSchemaTransform, createJsonSchemaTransformObject, serializerC
 import type { z } from 'zod';
 import { AppError, problemBody } from '@esim/errors';
 import { newId } from '@esim/ids';
-import { runReadiness, type ReadinessCheck } from '@esim/runtime';
+import { identityHeaders, runReadiness, type ProcessIdentity, type ReadinessCheck } from '@esim/runtime';
 import { metrics, serveMetrics, type Logger } from '@esim/telemetry';
 import { apiHeaders } from './apiHeaders.js';
 import { documentEdgeProblems, problemMediaTypes } from './edgeProblems.js';
@@ -28,6 +28,8 @@ export interface ListenerOptions {
   title: string;
   description: string;
   readiness: ReadinessCheck[];
+  /** Sent as /readyz headers, so the launcher knows the answer comes from this process (namespace, BOOT_ID). */
+  identity?: ProcessIdentity;
   isShuttingDown: () => boolean;
   securitySchemes: Record<string, unknown>;
   /** Named components of this listener's OpenAPI document. */
@@ -126,6 +128,7 @@ export async function createApp(options: ListenerOptions): Promise<FastifyInstan
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (request, reply) => {
     const { ready, checks } = await runReadiness(options.readiness);
+    reply.headers(identityHeaders(options.identity));
     if (ready && !options.isShuttingDown()) return { status: 'ready', checks };
     const detail = options.isShuttingDown() ? 'Shutting down.' : 'A dependency is unreachable.';
     return reply

@@ -1,0 +1,128 @@
+/**
+ * Ports before processes: the launcher checks every port it is about to hand
+ * a service, so a port another process holds is one sentence naming it and
+ * its holder, not a service dying at boot while a stranger answers the
+ * readiness poll in its place.
+ */
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { services, type PortKind, type Ports } from './services.js';
+
+/** Resolves true when `port` can be bound on every interface (as the services bind it). */
+export function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen({ port, host: '0.0.0.0', exclusive: true }, () => server.close(() => resolve(true)));
+  });
+}
+
+/** A port the kernel picks. */
+export function anyFreePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '0.0.0.0', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** Socket inodes listening on `port`, from /proc/net/tcp and tcp6 (Linux; empty elsewhere). */
+function listeningInodes(port: number): Set<string> {
+  const inodes = new Set<string>();
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text = '';
+    try {
+      text = readFileSync(table, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const fields = line.trim().split(/\s+/);
+      // local_address is ADDR:PORT in hex; state 0A is LISTEN; the inode is the tenth field.
+      if (fields.length > 9 && fields[1]!.endsWith(`:${hexPort}`) && fields[3] === '0A') inodes.add(fields[9]!);
+    }
+  }
+  return inodes;
+}
+
+/**
+ * Who listens on `port`: `pid 1234 (node src/main.ts)` when /proc shows it
+ * (a process of the same user), else `another process`.
+ */
+export function portHolder(port: number): string {
+  const inodes = listeningInodes(port);
+  if (inodes.size === 0) return 'another process';
+  let pids: string[] = [];
+  try {
+    pids = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
+  } catch {
+    return 'another process';
+  }
+  for (const pid of pids) {
+    let fds: string[];
+    try {
+      fds = readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue; // another user's process, or gone
+    }
+    for (const fd of fds) {
+      let target = '';
+      try {
+        target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+      } catch {
+        continue;
+      }
+      const inode = /^socket:\[(\d+)\]$/.exec(target)?.[1];
+      if (inode && inodes.has(inode)) {
+        let command = '';
+        try {
+          command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ');
+        } catch {
+          // gone meanwhile
+        }
+        return command ? `pid ${pid} (${command.length > 120 ? `${command.slice(0, 117)}...` : command})` : `pid ${pid}`;
+      }
+    }
+  }
+  return 'another process';
+}
+
+/** Thrown when a port the launcher may not move is taken; its message is the one line to print. */
+export class PortTaken extends Error {
+  override name = 'PortTaken';
+}
+
+/**
+ * Checks every port of `ports`. A taken port that `movable` allows (an
+ * internal one: nobody outside the platform dials it) is replaced by a free
+ * one, so a second copy on the same machine runs beside the first; a taken
+ * public port (PORT, ADMIN_PORT: someone chose it) fails with PortTaken
+ * naming the port and its holder.
+ */
+export async function claimPorts(ports: Ports, movable: (service: string, kind: PortKind) => boolean): Promise<{ ports: Ports; moved: string[] }> {
+  const claimed: Ports = {};
+  const moved: string[] = [];
+  const taken = new Set<number>();
+  for (const entry of services) {
+    const own = ports[entry.name] ?? {};
+    claimed[entry.name] = {};
+    for (const [kind, port] of Object.entries(own) as Array<[PortKind, number]>) {
+      let chosen = port;
+      if (port !== 0 && (taken.has(port) || !(await portIsFree(port)))) {
+        if (!movable(entry.name, kind)) {
+          throw new PortTaken(`Port ${port} (${entry.name} ${kind}) is in use by ${portHolder(port)}; stop it or choose another port.`);
+        }
+        do chosen = await anyFreePort();
+        while (taken.has(chosen));
+        moved.push(`${entry.name} ${kind} ${port} → ${chosen}`);
+      }
+      taken.add(chosen);
+      claimed[entry.name]![kind] = chosen;
+    }
+  }
+  return { ports: claimed, moved };
+}

@@ -1,0 +1,97 @@
+import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { claimNamespace, instanceFile } from '../scripts/launcher/instance.js';
+import { claimPorts, portHolder, PortTaken } from '../scripts/launcher/ports.js';
+import { defaultPorts } from '../scripts/launcher/services.js';
+import { waitUntilReady, type Running } from '../scripts/launcher/supervisor.js';
+
+/** Boot that cannot lie (#17): ports, readiness identity and the one-platform-per-namespace rule. */
+
+const closers: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+async function listen(headers: Record<string, string> = {}): Promise<{ server: Server; port: number }> {
+  const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json', ...headers }).end('{"status":"ready","checks":{}}'));
+  await new Promise<void>((resolve) => server.listen(0, '0.0.0.0', resolve));
+  closers.push(() => new Promise((resolve) => server.close(resolve)));
+  return { server, port: (server.address() as AddressInfo).port };
+}
+
+function sleeper() {
+  const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  closers.push(async () => {
+    child.kill('SIGKILL');
+    await exited;
+  });
+  return { child, exited };
+}
+
+describe('ports', () => {
+  it('names the process holding a port (this one)', async () => {
+    const { port } = await listen();
+    expect(portHolder(port)).toMatch(new RegExp(`^pid ${process.pid} \\(.*node`));
+  });
+
+  it('moves a taken internal port to a free one and names the holder of a taken public one', async () => {
+    const { port } = await listen();
+    const internal = await claimPorts({ ...defaultPorts, catalog: { grpc: port, health: 0 }, gateway: { http: 0, admin: 0 } }, () => true);
+    expect(internal.ports.catalog!.grpc).not.toBe(port);
+    expect(internal.moved).toEqual([expect.stringContaining(`catalog grpc ${port} → `)]);
+
+    const claim = claimPorts({ gateway: { http: port, admin: 0 } }, () => false);
+    await expect(claim).rejects.toBeInstanceOf(PortTaken);
+    await expect(claim).rejects.toThrow(`Port ${port} (gateway http) is in use by pid ${process.pid} (`);
+  });
+});
+
+describe('readiness', () => {
+  it('does not take a 200 from another process for readiness', async () => {
+    const { child, exited } = sleeper();
+    const { port } = await listen({ 'x-platform-namespace': 'esim', 'x-boot-id': 'someone-else' });
+    const running: Running = {
+      spec: { name: 'catalog', env: {}, readyUrl: `http://127.0.0.1:${port}/readyz` },
+      child,
+      exited,
+      bootId: 'mine',
+      namespace: 'esim',
+      lastError: () => undefined,
+    };
+    await expect(waitUntilReady(running, 1_500)).rejects.toThrow(/catalog was not ready within 1\.5s; .* was answered by another process \(namespace esim, boot id someone-else\)/);
+  });
+
+  it('accepts the answer that carries its namespace and boot id, and reports the boot error of a process that died', async () => {
+    const { child, exited } = sleeper();
+    const { port } = await listen({ 'x-platform-namespace': 'esim', 'x-boot-id': 'mine' });
+    const running: Running = { spec: { name: 'catalog', env: {}, readyUrl: `http://127.0.0.1:${port}/readyz` }, child, exited, bootId: 'mine', namespace: 'esim', lastError: () => undefined };
+    await expect(waitUntilReady(running, 5_000)).resolves.toBeUndefined();
+
+    const dead = sleeper();
+    dead.child.kill('SIGKILL');
+    const died: Running = { ...running, spec: { ...running.spec, readyUrl: 'http://127.0.0.1:1/readyz' }, child: dead.child, exited: dead.exited, lastError: () => 'listen EADDRINUSE: address already in use 0.0.0.0:50052' };
+    await expect(waitUntilReady(died, 5_000)).rejects.toThrow('catalog exited with code null while starting: listen EADDRINUSE: address already in use 0.0.0.0:50052');
+  });
+});
+
+describe('one platform per namespace', () => {
+  it('refuses a namespace whose launcher is alive, and records its own ports otherwise', () => {
+    const namespace = `boottest${process.pid}`;
+    const { child } = sleeper();
+    const dir = join(instanceFile(namespace), '..');
+    mkdirSync(dir, { recursive: true });
+    closers.push(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(instanceFile(namespace), JSON.stringify({ pid: child.pid, namespace, startedAt: '', ports: {} }));
+    expect(() => claimNamespace(namespace, {})).toThrow(`Platform namespace "${namespace}" is already running on this machine (launcher pid ${child.pid}`);
+
+    writeFileSync(instanceFile(namespace), JSON.stringify({ pid: 2 ** 22 + 1, namespace, startedAt: '', ports: {} }));
+    const release = claimNamespace(namespace, { catalog: { grpc: 1234 } });
+    closers.push(release);
+    expect(() => claimNamespace(namespace, {})).not.toThrow(); // the same launcher may claim again
+  });
+});
