@@ -42,6 +42,7 @@ const schema = z
     NODE_ENV: commonEnv.NODE_ENV,
     LOG_LEVEL: commonEnv.LOG_LEVEL,
     REDIS_URL: commonEnv.REDIS_URL,
+    REDIS_CLUSTER_NODES: commonEnv.REDIS_CLUSTER_NODES,
     NATS_URL: commonEnv.NATS_URL,
     PLATFORM_NAMESPACE: commonEnv.PLATFORM_NAMESPACE,
     CURRENCY: commonEnv.CURRENCY,
