@@ -13,6 +13,8 @@ export type RedisClient = Redis | Cluster;
 export interface RedisSettings {
   REDIS_URL: string;
   REDIS_CLUSTER_NODES?: RedisNode[] | undefined;
+  /** The cluster nodes' AUTH password; unused with REDIS_URL, which carries its own. */
+  REDIS_PASSWORD?: string | undefined;
 }
 
 // Fail fast rather than queue: a request should get 503 while Redis is down, not hang. Commands
@@ -30,7 +32,7 @@ export function createRedis(settings: RedisSettings): RedisClient {
   if (!settings.REDIS_CLUSTER_NODES) return new Redis(settings.REDIS_URL, { ...common, maxRetriesPerRequest: 1 });
   return new Cluster(settings.REDIS_CLUSTER_NODES, {
     ...common,
-    redisOptions: { maxRetriesPerRequest: 1, connectTimeout: 2_000 },
+    redisOptions: { maxRetriesPerRequest: 1, connectTimeout: 2_000, ...(settings.REDIS_PASSWORD ? { password: settings.REDIS_PASSWORD } : {}) },
     retryDelayOnFailover: 200,
     retryDelayOnClusterDown: 200,
     retryDelayOnTryAgain: 200,
