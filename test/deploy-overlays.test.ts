@@ -1,5 +1,7 @@
 // Protects what each overlay really deploys, as `kubectl kustomize` renders it: schema-valid objects, and the policies every pod relies on (probes, resources, a disruption budget, a network policy, no API token), plus production's own rules.
 import { describe, it, expect } from 'vitest';
+import { z } from 'zod';
+import { commonEnv, natsServerList } from '@esim/config';
 import { parse } from 'yaml';
 import { Deployment, type IDeployment } from 'kubernetes-models/apps/v1/Deployment';
 import { services as serviceList } from '../scripts/launcher/services.js';
@@ -163,6 +165,21 @@ describe.skipIf(!onPath('kubectl'))('every overlay, rendered by kubectl kustomiz
           expect(String(settings.NATS_CREDS).startsWith(`${natsMount.mountPath}/`)).toBe(true);
           expect(String(settings.NATS_TLS_CA).startsWith(`${natsMount.mountPath}/`)).toBe(true);
         }
+      }
+    });
+
+    it('when production connects to its brokers, then NATS_URL lists three JetStream servers and REDIS_CLUSTER_NODES six Redis Cluster nodes, as the cluster suite runs them, both valid for the services\' config and the Redis password from the Secret', () => {
+      const settings = config();
+      const parsed = z.object({ NATS_URL: commonEnv.NATS_URL, REDIS_CLUSTER_NODES: commonEnv.REDIS_CLUSTER_NODES }).parse(settings);
+      expect(natsServerList(parsed.NATS_URL)).toHaveLength(3);
+      expect(new Set(natsServerList(parsed.NATS_URL)).size).toBe(3);
+      expect(parsed.REDIS_CLUSTER_NODES).toHaveLength(6);
+      expect(settings.NATS_STREAM_REPLICAS).toBe('3');
+      for (const deployment of deploymentsOf(docs())) {
+        const env = containersOf(deployment)[0]?.env ?? [];
+        const needsRedis = entry(deployment.metadata!.name!).needs.includes('redis');
+        expect(env.some((variable) => variable.name === 'REDIS_PASSWORD' && variable.valueFrom?.secretKeyRef?.key === 'REDIS_PASSWORD'), deployment.metadata?.name).toBe(needsRedis);
+        expect(env.some((variable) => variable.name === 'REDIS_URL'), deployment.metadata?.name).toBe(false);
       }
     });
 

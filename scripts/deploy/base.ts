@@ -26,8 +26,8 @@ function configEnv(list: readonly ServiceEntry[]): string {
     `Non-secret settings every service reads (contract §2), as the ${configMapName}
 ConfigMap (hashed name: a change rolls every Deployment). Secrets, DATABASE_URL
 included, live in the ${secretName} Secret (see ../secrets.example.yaml).
-Redis and NATS are not part of this base: the overlays set REDIS_URL and
-NATS_URL, and OTEL_EXPORTER_OTLP_ENDPOINT (empty: no trace export).`,
+Redis and NATS are not part of this base: the overlays set REDIS_URL (or
+REDIS_CLUSTER_NODES) and NATS_URL, and OTEL_EXPORTER_OTLP_ENDPOINT (empty: no trace export).`,
     [
       ['Shared settings', sharedSettings.kubernetes],
       ['How services find each other: <NAME>_ADDR for gRPC APIs, URLs for the rest.', addresses],

@@ -34,6 +34,16 @@ export const natsSecretName = 'esim-nats';
 const natsMount = '/etc/esim/nats';
 const hostName = 'api.example.com';
 
+/**
+ * The production brokers, shaped as the cluster suite (test/cluster/) runs
+ * them: a JetStream cluster of three servers (the NATS Helm chart's
+ * StatefulSet), listed server by server, with every stream at R3; and a Redis
+ * Cluster of three masters with one replica each (a redis-cluster chart's
+ * StatefulSet), through all six as seed nodes. REDIS_URL is then unused.
+ */
+export const natsServers = Array.from({ length: 3 }, (_, i) => `nats://nats-${i}.nats-headless.nats.svc.cluster.local:4222`);
+export const redisClusterNodes = Array.from({ length: 6 }, (_, i) => `redis-cluster-${i}.redis-cluster-headless.redis.svc.cluster.local:6379`);
+
 export const productionSettings: Record<string, string> = {
   NODE_ENV: 'production',
   LOG_LEVEL: 'info',
@@ -42,10 +52,11 @@ export const productionSettings: Record<string, string> = {
   MIGRATE: 'off',
   // One ingress controller in front: X-Forwarded-For's last hop is the client it saw.
   TRUST_PROXY: '1',
-  NATS_URL: 'nats://nats.nats.svc.cluster.local:4222',
+  NATS_URL: natsServers.join(','),
   NATS_CREDS: `${natsMount}/user.creds`,
   NATS_TLS_CA: `${natsMount}/ca.crt`,
   NATS_STREAM_REPLICAS: '3',
+  REDIS_CLUSTER_NODES: redisClusterNodes.join(','),
   OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector.observability.svc.cluster.local:4318',
   // 10 % of traces; a partner's traceparent keeps its trace id but not its sampling decision.
   OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
@@ -241,7 +252,7 @@ function patches(list: readonly ServiceEntry[]): string {
           name: nats-credentials
           mountPath: ${natsMount}
           readOnly: true
-  # Redis with a password: the URL (redis://:password@host:6379, rediss:// for TLS) is a secret.
+  # The Redis Cluster's password (REDIS_CLUSTER_NODES carries none) is a secret.
   - target:
       kind: Deployment
       name: "${nameRegex(redisUsers)}"
@@ -249,11 +260,11 @@ function patches(list: readonly ServiceEntry[]): string {
       - op: add
         path: /spec/template/spec/containers/0/env/-
         value:
-          name: REDIS_URL
+          name: REDIS_PASSWORD
           valueFrom:
             secretKeyRef:
               name: ${secretName}
-              key: REDIS_URL`;
+              key: REDIS_PASSWORD`;
 }
 
 function kustomization(list: readonly ServiceEntry[]): string {
@@ -292,14 +303,14 @@ export function productionSecretKeys(list: readonly ServiceEntry[]): Map<string,
   for (const entry of list) {
     for (const key of secretKeysOf(entry)) add(key, entry.name);
     if (entry.needs.includes('postgres')) add('MIGRATION_DATABASE_URL', `${entry.name}-migrate`);
-    if (entry.needs.includes('redis')) add('REDIS_URL', entry.name);
+    if (entry.needs.includes('redis')) add('REDIS_PASSWORD', entry.name);
   }
   return readers;
 }
 
 const extraSecretDocs: Record<string, string> = {
   MIGRATION_DATABASE_URL: 'the migration Jobs: a role that owns the schemas (DDL); the services use DATABASE_URL, a role with DML only.',
-  REDIS_URL: 'redis://:password@host:6379 (rediss:// with TLS).',
+  REDIS_PASSWORD: 'the password of the Redis Cluster behind REDIS_CLUSTER_NODES (its AUTH; the same on every node).',
 };
 
 function externalSecret(list: readonly ServiceEntry[]): string {
@@ -365,7 +376,9 @@ export function productionFiles(list: readonly ServiceEntry[]): Record<string, s
     'kustomization.yaml': kustomization(list),
     'config.env': envFile(
       `Production settings, merged over the base's (same ConfigMap, new hash: a
-change rolls every pod). REDIS_URL comes from the Secret in this overlay.`,
+change rolls every pod). NATS_URL lists the three JetStream servers and
+REDIS_CLUSTER_NODES the six Redis Cluster nodes, as the cluster suite runs
+them; REDIS_PASSWORD comes from the Secret in this overlay.`,
       [['Production', productionSettings]],
     ),
     'migrations.yaml': migrations(list),

@@ -5,6 +5,7 @@ import { defaultPorts, type Ports } from './services.js';
 const schema = z.object({
   DATABASE_URL: commonEnv.DATABASE_URL,
   REDIS_URL: commonEnv.REDIS_URL,
+  REDIS_CLUSTER_NODES: commonEnv.REDIS_CLUSTER_NODES,
   NATS_URL: commonEnv.NATS_URL,
   PLATFORM_NAMESPACE: commonEnv.PLATFORM_NAMESPACE,
   PORT: commonEnv.port(defaultPorts.gateway!.http!),

@@ -21,7 +21,7 @@ function redisPing(url: string): Promise<void> {
 }
 
 async function natsWithJetStream(url: string): Promise<void> {
-  const nc = await connectNats({ servers: url, timeout: 3_000, maxReconnectAttempts: 0 });
+  const nc = await connectNats({ servers: url.split(',').map((entry) => entry.trim()), timeout: 3_000, maxReconnectAttempts: 0 });
   try {
     await jetstreamManager(nc, { timeout: 3_000 }).then((jsm) => jsm.getAccountInfo());
   } catch {
@@ -36,7 +36,7 @@ async function natsWithJetStream(url: string): Promise<void> {
  * dependency is one clear sentence instead of four stack traces; then
  * creates the database when it does not exist.
  */
-export async function preflight(env: { DATABASE_URL: string; REDIS_URL: string; NATS_URL: string }): Promise<void> {
+export async function preflight(env: { DATABASE_URL: string; REDIS_URL: string; NATS_URL: string; REDIS_CLUSTER_NODES?: string }): Promise<void> {
   const problems: string[] = [];
   await ensureDatabase(env.DATABASE_URL).catch((error: Error) =>
     problems.push(
@@ -44,12 +44,20 @@ export async function preflight(env: { DATABASE_URL: string; REDIS_URL: string; 
         '  Start it: pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start',
     ),
   );
-  await redisPing(env.REDIS_URL).catch((error: Error) =>
-    problems.push(
-      `Redis is unreachable at ${new URL(env.REDIS_URL).host} (REDIS_URL): ${error.message}\n` +
-        '  Start it: redis-server --daemonize yes --port 6379',
-    ),
-  );
+  // With REDIS_CLUSTER_NODES, REDIS_URL is not used at all: one answering seed node is enough to start.
+  const clusterSeeds = env.REDIS_CLUSTER_NODES?.split(',').map((node) => node.trim()).filter(Boolean) ?? [];
+  if (clusterSeeds.length > 0) {
+    await Promise.any(clusterSeeds.map((node) => redisPing(`redis://${node}`))).catch((error: AggregateError) =>
+      problems.push(`No Redis Cluster seed node answers (REDIS_CLUSTER_NODES=${env.REDIS_CLUSTER_NODES}): ${error.errors.map((e: Error) => e.message).join('; ')}`),
+    );
+  } else {
+    await redisPing(env.REDIS_URL).catch((error: Error) =>
+      problems.push(
+        `Redis is unreachable at ${new URL(env.REDIS_URL).host} (REDIS_URL): ${error.message}\n` +
+          '  Start it: redis-server --daemonize yes --port 6379',
+      ),
+    );
+  }
   await natsWithJetStream(env.NATS_URL).catch((error: Error) =>
     problems.push(
       error instanceof Unreachable

@@ -5,6 +5,41 @@ export const namespaceSchema = z
   .string()
   .regex(/^[a-z][a-z0-9_]{0,30}$/, 'must be lower-case letters, digits or _, starting with a letter (max 31)');
 
+/**
+ * `nats://a:4222,nats://b:4222,…`: the servers of ONE NATS cluster (a client
+ * connects to any and fails over to the others). Each entry is a nats:// or
+ * tls:// URL or a bare host:port.
+ */
+export const natsServers = z
+  .string()
+  .trim()
+  .min(1)
+  .refine(
+    (text) => text.split(',').every((entry) => /^((nats|tls):\/\/([^\s@/]+@)?)?[^\s:/@,]+(:\d{1,5})?$/.test(entry.trim())),
+    'must be a comma-separated list of nats://host:port (the servers of one cluster)',
+  );
+
+/** `NATS_URL` as the client takes it: one entry per server. */
+export const natsServerList = (url: string): string[] => url.split(',').map((entry) => entry.trim()).filter(Boolean);
+
+/** `host:port,host:port,…` → seed nodes of a Redis Cluster. An empty value means unset. */
+export const redisClusterNodes = z.preprocess(
+  (value) => (value === '' ? undefined : value),
+  z
+    .string()
+    .transform((text, ctx) => {
+      const nodes = text.split(',').map((entry) => entry.trim());
+      const parsed = nodes.map((node) => /^([^\s:/]+):(\d{1,5})$/.exec(node));
+      if (nodes.length === 0 || parsed.some((match) => !match || Number(match[2]) > 65535)) {
+        ctx.addIssue({ code: 'custom', message: 'must be host:port,host:port,… (seed nodes of one Redis Cluster)' });
+        return z.NEVER;
+      }
+      return parsed.map((match) => ({ host: match![1]!, port: Number(match![2]) }));
+    })
+    .optional(),
+);
+export type RedisNode = { host: string; port: number };
+
 const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 
 /** Variables every service shares (contract §2), each with a working local default. */
@@ -13,7 +48,9 @@ export const commonEnv = {
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_URL: z.url().default('postgres://postgres@127.0.0.1:5432/esim'),
   REDIS_URL: z.url().default('redis://127.0.0.1:6379'),
-  NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
+  NATS_URL: natsServers.default('nats://127.0.0.1:4222'),
+  /** Set: a Redis Cluster through these seed nodes, and REDIS_URL is not used at all. */
+  REDIS_CLUSTER_NODES: redisClusterNodes,
   PLATFORM_NAMESPACE: namespaceSchema.default('esim'),
   CURRENCY: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code').default('USD'),
   port,

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { commonEnv, ConfigError, devSecret, durationMs, loadConfig, varDir, withDevSecrets } from '@esim/config';
+import { commonEnv, ConfigError, devSecret, durationMs, loadConfig, natsServerList, varDir, withDevSecrets } from '@esim/config';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const schema = z.object({
@@ -96,5 +96,35 @@ describe('development secrets', () => {
   it('when a secret is set in the environment, then it wins over the development secret', () => {
     const env = withDevSecrets({ NODE_ENV: 'development', [name]: 'from-env' }, { [name]: () => 'generated' });
     expect(env[name]).toBe('from-env');
+  });
+});
+
+describe('cluster endpoints (contract §2)', () => {
+  const cluster = z.object({ NATS_URL: commonEnv.NATS_URL, REDIS_CLUSTER_NODES: commonEnv.REDIS_CLUSTER_NODES });
+
+  it('when NATS_URL lists the servers of one cluster, then it is accepted and split into one entry per server', () => {
+    const config = loadConfig(cluster, { NATS_URL: 'nats://a:4222, nats://user:pw@b:4222,c:4223' });
+    expect(natsServerList(config.NATS_URL)).toEqual(['nats://a:4222', 'nats://user:pw@b:4222', 'c:4223']);
+    expect(natsServerList(loadConfig(cluster, {}).NATS_URL)).toEqual(['nats://127.0.0.1:4222']);
+  });
+
+  it('when NATS_URL has an empty entry or a foreign scheme, then the boot stops naming NATS_URL', () => {
+    expect(() => loadConfig(cluster, { NATS_URL: 'nats://a:4222,,nats://b:4222' })).toThrow(/NATS_URL: must be a comma-separated list/);
+    expect(() => loadConfig(cluster, { NATS_URL: 'http://a:4222' })).toThrow(/NATS_URL/);
+  });
+
+  it('when REDIS_CLUSTER_NODES lists seed nodes, then they parse to host and port; empty or unset means no cluster', () => {
+    expect(loadConfig(cluster, { REDIS_CLUSTER_NODES: 'redis-0:6379, 10.0.0.2:7001' }).REDIS_CLUSTER_NODES).toEqual([
+      { host: 'redis-0', port: 6379 },
+      { host: '10.0.0.2', port: 7001 },
+    ]);
+    expect(loadConfig(cluster, { REDIS_CLUSTER_NODES: '' }).REDIS_CLUSTER_NODES).toBeUndefined();
+    expect(loadConfig(cluster, {}).REDIS_CLUSTER_NODES).toBeUndefined();
+  });
+
+  it('when REDIS_CLUSTER_NODES is a URL, lacks a port or has a port out of range, then the boot stops naming it', () => {
+    for (const bad of ['redis://a:6379', 'a', 'a:6379,b', 'a:70000']) {
+      expect(() => loadConfig(cluster, { REDIS_CLUSTER_NODES: bad }), bad).toThrow(/REDIS_CLUSTER_NODES: must be host:port/);
+    }
   });
 });

@@ -43,9 +43,16 @@ export function natsConnectOptions(security: NatsSecurity = {}): Pick<Connection
   return options;
 }
 
-/** Reconnects forever: a NATS restart must not take a service down with it. */
+/**
+ * Reconnects forever: a NATS restart must not take a service down with it.
+ * `url` may list the servers of one cluster (`nats://a:4222,nats://b:4222`,
+ * NATS_URL): the client connects to any of them and, when that server dies,
+ * fails over to another (and to those the cluster gossips) within about a
+ * second.
+ */
 export function connectNats(url: string, name: string, security: NatsSecurity = {}): Promise<NatsConnection> {
-  return connect({ servers: url, name, maxReconnectAttempts: -1, reconnectTimeWait: 1_000, timeout: 5_000, ...natsConnectOptions(security) });
+  const servers = url.split(',').map((entry) => entry.trim()).filter(Boolean);
+  return connect({ servers, name, maxReconnectAttempts: -1, reconnectTimeWait: 1_000, timeout: 5_000, ...natsConnectOptions(security) });
 }
 
 const duplicateWindowMs = 2 * 60_000;

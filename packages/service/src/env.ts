@@ -71,5 +71,14 @@ export interface BaseConfig {
   BOOT_ID?: string;
 }
 
-/** Address of another service's gRPC API: `host:port`. */
-export const grpcAddress = (fallback: string) => z.string().regex(/^[^\s:]+:\d+$/, 'must be host:port').default(fallback);
+/**
+ * Address of another service's gRPC API: `host:port` (a name resolved to
+ * every address behind it: a headless Service), or a fixed list of
+ * replicas `ipv4:10.0.0.1:50054,10.0.0.2:50054` (calls go round-robin over
+ * those that answer; the cluster suite runs two replicas of each service so).
+ */
+export const grpcAddress = (fallback: string) =>
+  z
+    .string()
+    .regex(/^([^\s:,]+:\d+|ipv4:[\d.]+:\d+(,[\d.]+:\d+)*)$/, 'must be host:port, or ipv4:a.b.c.d:port,a.b.c.d:port for a fixed list of replicas')
+    .default(fallback);

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
 import type { ReadinessCheck } from '@esim/runtime';
 import { defineService, type ServiceContext } from '@esim/service';
 import { requireAdminToken } from './auth/adminAuth.js';
@@ -14,6 +13,7 @@ import { startCatalogChanges } from './cache/catalogChanges.js';
 import { announcingPlanWrites, CatalogVersion } from './cache/catalogVersion.js';
 import { RenderedResponses } from './cache/renderedResponses.js';
 import { readConfig, type Config } from './config.js';
+import { createRedis } from './redis.js';
 import { adminComponents, publicComponents } from './http/components.js';
 import { createApp } from './http/createApp.js';
 import { serveWebApp } from './http/staticApps.js';
@@ -46,9 +46,8 @@ export interface Gateway {
  * document. Tests call this and use `inject`; main.ts listens.
  */
 export async function buildGateway({ config, logger, nc, ns: subjects, consume, own }: ServiceContext<Config>): Promise<Gateway> {
-  // Fail fast rather than queue: a request should get 503 while Redis is down, not hang. Commands
-  // issued in the same tick (a request's rate-limit count and catalog version) share one write.
-  const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true, enableAutoPipelining: true });
+  // One Redis or a Redis Cluster (REDIS_CLUSTER_NODES), failing fast either way (redis.ts).
+  const redis = createRedis(config);
   redis.on('error', (error) => logger.warn({ err: error }, 'redis error'));
   await redis.connect();
   own('redis', { stop: () => redis.quit() });

@@ -42,6 +42,9 @@ const schema = z
     NODE_ENV: commonEnv.NODE_ENV,
     LOG_LEVEL: commonEnv.LOG_LEVEL,
     REDIS_URL: commonEnv.REDIS_URL,
+    REDIS_CLUSTER_NODES: commonEnv.REDIS_CLUSTER_NODES,
+    // The AUTH password of every Redis Cluster node (the seed list carries none); a single Redis takes it in REDIS_URL.
+    REDIS_PASSWORD: z.preprocess((value) => (value === '' ? undefined : value), z.string().min(1).optional()),
     NATS_URL: commonEnv.NATS_URL,
     PLATFORM_NAMESPACE: commonEnv.PLATFORM_NAMESPACE,
     CURRENCY: commonEnv.CURRENCY,

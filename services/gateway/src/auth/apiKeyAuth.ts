@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis.js';
 import { parseKey, secretMatches } from '@esim/api-keys';
 import { AppError } from '@esim/errors';
 import type { ServiceClient } from '@esim/grpc';
@@ -31,7 +31,7 @@ export interface ApiKeyAuthDeps {
   /** The credential of a key prefix: this replica's memory first (auth/localCredentials.ts), then Redis, then the partners service. */
   credentials: { get(prefix: string): Promise<Credential | null> | Credential | null };
   limit: RateLimit;
-  redis: Redis;
+  redis: RedisClient;
   namespace: string;
   partners: ServiceClient<typeof partnersV1.PartnersService.method>;
   logger: Logger;

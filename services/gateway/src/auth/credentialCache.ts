@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis.js';
 import type { KeyCredential } from '@esim/api-keys';
 import { AppError } from '@esim/errors';
 import type { ServiceClient } from '@esim/grpc';
@@ -43,7 +43,7 @@ export function redisUnavailable(cause: unknown): never {
  */
 export class CredentialCache {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly namespace: string,
     private readonly partners: ServiceClient<typeof partnersV1.PartnersService.method>,
   ) {}

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis.js';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { AppError } from '@esim/errors';
 import { redisUnavailable } from './credentialCache.js';
@@ -14,7 +14,7 @@ export class RateLimit {
   private readonly limiter: RateLimiterRedis;
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     keyPrefix: string,
     readonly window: Window,
   ) {

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../redis.js';
 import type { Logger } from '@esim/telemetry';
 import type { CatalogClient } from '../backends.js';
 import type { RenderedResponses } from './renderedResponses.js';
@@ -15,7 +15,7 @@ export class CatalogVersion {
   private readonly key: string;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     namespace: string,
   ) {
     this.key = `${namespace}:gateway:catalog-version`;

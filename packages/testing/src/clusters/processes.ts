@@ -1,0 +1,105 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+
+/**
+ * What the cluster harnesses share: finding a binary, loopback ports that are
+ * free (with a partner port at a fixed offset, as a Redis Cluster bus needs),
+ * and one server process that can be SIGKILLed and started again.
+ */
+
+/** The first of `candidates` that exists, or an error saying what to install. */
+export function findBinary(name: string, override: string | undefined, candidates: string[]): string {
+  const found = override ?? candidates.find((path) => existsSync(path));
+  if (!found) throw new Error(`${name} not found (looked in ${candidates.join(', ')}); install it (apt-get install ${name}) or set its *_BIN variable`);
+  return found;
+}
+
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+const taken = new Set<number>();
+
+/**
+ * `count` free loopback ports below 55536, each with `port + offset` free
+ * too when an offset is given (a Redis Cluster node's bus port is its port +
+ * 10000). Random in 20000–45535 so parallel runs rarely collide, and never
+ * the same port twice within this process.
+ */
+export async function freePortsWithOffset(count: number, offset = 0): Promise<number[]> {
+  const ports: number[] = [];
+  for (let attempt = 0; ports.length < count; attempt += 1) {
+    if (attempt > 10_000) throw new Error('no free loopback ports found');
+    const port = 20_000 + Math.floor(Math.random() * 25_536);
+    if (taken.has(port) || (offset && taken.has(port + offset))) continue;
+    if (!(await portFree(port)) || (offset && !(await portFree(port + offset)))) continue;
+    taken.add(port);
+    if (offset) taken.add(port + offset);
+    ports.push(port);
+  }
+  return ports;
+}
+
+/** One server process of a cluster: started, SIGKILLed, started again with the same arguments. */
+export class ServerProcess {
+  private child: ChildProcess | undefined;
+  private exited: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly binary: string,
+    readonly args: string[],
+    readonly cwd: string,
+  ) {}
+
+  get running(): boolean {
+    return this.child !== undefined && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  get pid(): number | undefined {
+    return this.running ? this.child!.pid : undefined;
+  }
+
+  start(): void {
+    if (this.running) throw new Error(`${this.binary} is already running (pid ${this.child!.pid})`);
+    const child = spawn(this.binary, this.args, { cwd: this.cwd, stdio: 'ignore' });
+    this.child = child;
+    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    stopOnExit.add(child);
+    void this.exited.then(() => stopOnExit.delete(child));
+  }
+
+  /** SIGKILL (a crash) or SIGTERM (a clean stop); resolves once the process is gone. */
+  async stop(signal: 'SIGKILL' | 'SIGTERM' = 'SIGKILL'): Promise<void> {
+    if (!this.running) return;
+    this.child!.kill(signal);
+    const timer = setTimeout(() => this.child?.kill('SIGKILL'), 10_000);
+    await this.exited;
+    clearTimeout(timer);
+  }
+}
+
+// A test run that dies must not leave servers behind on the machine.
+const stopOnExit = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of stopOnExit) child.kill('SIGKILL');
+});
+
+/** Polls `check` every 100 ms until it returns true; throws naming `what` after `timeoutMs`. */
+export async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      if (await check()) return;
+    } catch (error) {
+      lastError = error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${(lastError as Error).message})` : ''}`);
+}

@@ -1,0 +1,86 @@
+// Protects the cluster harness the cluster suite stands on: a 3-node JetStream cluster and a 6-node Redis Cluster on free loopback ports, healthy before use, surviving the loss and return of any one node, and gone afterwards.
+import { existsSync } from 'node:fs';
+import { jetstream, jetstreamManager, StorageType } from '@nats-io/jetstream';
+import { connectNats } from '@esim/events';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startNatsCluster, startRedisCluster, type NatsCluster, type RedisCluster } from '@esim/testing';
+
+describe('NATS JetStream cluster', () => {
+  let cluster: NatsCluster;
+  beforeAll(async () => {
+    cluster = await startNatsCluster();
+  }, 90_000);
+  afterAll(async () => cluster?.stop());
+
+  it('when started, then three named servers on distinct loopback ports share one meta leader and NATS_URL lists them all', async () => {
+    expect(cluster.nodes.map((n) => n.name)).toEqual(['n1', 'n2', 'n3']);
+    expect(new Set(cluster.nodes.flatMap((n) => [n.port, n.clusterPort, n.monitorPort])).size).toBe(9);
+    expect(cluster.url.split(',')).toEqual(cluster.nodes.map((n) => `nats://127.0.0.1:${n.port}`));
+    expect(cluster.nodes.map((n) => n.name)).toContain(await cluster.metaLeader());
+  });
+
+  it('when the meta leader is SIGKILLed, then another node leads, an R3 stream keeps taking writes, and the node rejoins on restart', async () => {
+    const nc = await connectNats(cluster.url, 'harness-test');
+    const jsm = await jetstreamManager(nc);
+    await jsm.streams.add({ name: 'HARNESS', subjects: ['harness.>'], num_replicas: 3, storage: StorageType.File });
+    const js = jetstream(nc);
+    await js.publish('harness.one', 'before');
+
+    const leader = await cluster.metaLeader();
+    await cluster.kill(leader);
+    expect(cluster.node(leader).process.running).toBe(false);
+    const next = await cluster.metaLeader();
+    expect(next).not.toBe(leader);
+    await expect(js.publish('harness.two', 'during', { timeout: 10_000 })).resolves.toMatchObject({ stream: 'HARNESS' });
+
+    await cluster.restart(leader);
+    expect(cluster.node(leader).process.running).toBe(true);
+    const info = await jsm.streams.info('HARNESS');
+    expect(info.config.num_replicas).toBe(3);
+    expect(info.state.messages).toBe(2);
+    await nc.close();
+  }, 120_000);
+
+  it('when stopped, then no server runs and the stores are gone', async () => {
+    const dirs = cluster.nodes.map((n) => n.storeDir);
+    await cluster.stop();
+    expect(cluster.nodes.every((n) => !n.process.running)).toBe(true);
+    expect(dirs.some((dir) => existsSync(dir))).toBe(false);
+  });
+});
+
+describe('Redis Cluster', () => {
+  let cluster: RedisCluster;
+  beforeAll(async () => {
+    cluster = await startRedisCluster();
+  }, 90_000);
+  afterAll(async () => cluster?.stop());
+
+  it('when started, then six nodes below port 55536 form three masters, each with a replica', async () => {
+    expect(cluster.nodes).toHaveLength(6);
+    expect(cluster.nodes.every((n) => n.port < 55_536)).toBe(true);
+    expect(cluster.seedNodes.split(',')).toHaveLength(6);
+    const masters = await cluster.masters();
+    expect(masters).toHaveLength(3);
+    for (const master of masters) expect(await cluster.replicaOf(master)).toBeTypeOf('number');
+  });
+
+  it('when a master is SIGKILLed, then its replica takes over, and the old master rejoins as a replica on restart', async () => {
+    const [master] = await cluster.masters();
+    const replica = (await cluster.replicaOf(master!))!;
+    await cluster.kill(master!);
+    await cluster.waitHealthy(30_000);
+    expect(await cluster.masters()).toContain(replica);
+    expect(await cluster.masters()).not.toContain(master);
+
+    await cluster.restart(master!);
+    expect(await cluster.masters()).toHaveLength(3);
+    expect(await cluster.replicaOf(replica)).toBe(master);
+  }, 120_000);
+
+  it('when stopped, then no node runs and the folders are gone', async () => {
+    await cluster.stop();
+    expect(cluster.nodes.every((n) => !n.process.running)).toBe(true);
+    expect(cluster.nodes.some((n) => existsSync(n.dir))).toBe(false);
+  });
+});
