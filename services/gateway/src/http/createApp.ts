@@ -7,6 +7,8 @@ import { AppError, problemBody } from '@esim/errors';
 import { newId } from '@esim/ids';
 import { runReadiness, type ReadinessCheck } from '@esim/runtime';
 import { metrics, serveMetrics, type Logger } from '@esim/telemetry';
+import { overrideJsonSchema } from './jsonSchema.js';
+import { completeDocument, completeRoutes } from './openapiDocument.js';
 import { sendProblem, toAppError } from './problems.js';
 import { traceRequests } from './serverSpans.js';
 
@@ -104,8 +106,13 @@ export async function createApp(options: ListenerOptions): Promise<FastifyInstan
       info: { title: options.title, description: options.description, version: '1.0.0' },
       components: { securitySchemes: options.securitySchemes as never },
     },
-    transform: createJsonSchemaTransform({ schemaRegistry: options.components }),
-    transformObject: createJsonSchemaTransformObject({ schemaRegistry: options.components }),
+    transform: completeRoutes(
+      createJsonSchemaTransform({ schemaRegistry: options.components, zodToJsonConfig: { override: overrideJsonSchema as never } }),
+    ),
+    transformObject: (document) =>
+      completeDocument(createJsonSchemaTransformObject({ schemaRegistry: options.components, zodToJsonConfig: { override: overrideJsonSchema as never } })(document), {
+        problemsPage: '/problems',
+      }),
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
 
