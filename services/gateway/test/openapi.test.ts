@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readServedDocuments, type ServedDocuments } from './support/documents.js';
+import { readServedDocuments, type ServedDocuments } from '../../../scripts/sdk/servedDocuments.js';
 
 const run = promisify(execFile);
 const redocly = join(dirname(createRequire(import.meta.url).resolve('@redocly/cli/package.json')), 'bin/cli.js');

@@ -6,7 +6,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { startService } from '@esim/service';
 import { createLogger } from '@esim/telemetry';
-import { gatewayService } from '../../src/app.js';
+import { gatewayService } from '../../services/gateway/src/app.js';
 
 const natsUrl = 'nats://127.0.0.1:4222';
 
