@@ -6,6 +6,7 @@
 import { fileURLToPath } from 'node:url';
 import openapiTS, { astToString } from 'openapi-typescript';
 
+export const eventTypesFile = fileURLToPath(new URL('../../packages/sdk/src/generated/events.ts', import.meta.url));
 export const partnerTypesFile = fileURLToPath(new URL('../../packages/sdk/src/generated/partner.ts', import.meta.url));
 
 const header = (what: string) =>
@@ -14,4 +15,23 @@ const header = (what: string) =>
 export async function renderPartnerTypes(document: unknown): Promise<string> {
   const ast = await openapiTS(document as never, { alphabetize: true });
   return header('the partner OpenAPI document (GET /openapi.json)') + astToString(ast);
+}
+
+/**
+ * The webhook events' types, from the AsyncAPI document's payload schemas
+ * (themselves from the zod schemas that build the events), wrapped as an
+ * OpenAPI document so the same generator renders them, with `WebhookEvent`
+ * the union of every event.
+ */
+export async function renderEventTypes(asyncapi: any): Promise<string> {
+  const { WebhookHeaders: _headers, ...schemas } = asyncapi.components.schemas;
+  const events = Object.values<any>(asyncapi.components.messages).map((m) => m.payload);
+  const wrapper = {
+    openapi: '3.1.0',
+    info: { title: asyncapi.info.title, version: asyncapi.info.version },
+    paths: {},
+    components: { schemas: { ...schemas, WebhookEvent: { oneOf: events } } },
+  };
+  const ast = await openapiTS(wrapper as never, { alphabetize: true });
+  return header('the webhook events of the AsyncAPI document (GET /asyncapi.json)') + astToString(ast);
 }

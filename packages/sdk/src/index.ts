@@ -4,7 +4,7 @@
  */
 export { createClient, type ClientOptions, type CreatedOrder, type EsimClient, type LedgerEntry, type Order, type OrderRequest, type Plan, type Wallet } from './client.js';
 export { EsimApiError, WebhookVerificationError, type Problem, type ProblemCode } from './errors.js';
-export type { WebhookEvent } from './events.js';
+export type { WebhookEvent, WebhookEventOf, WebhookEventType, WebhookOrder } from './events.js';
 export type { FiltersOf, ItemOf, PagedPath, PageOf } from './paging.js';
 export { retryAfterMs, type RetryOptions } from './retry.js';
 export { verify as verifyWebhook, webhooks, type HeaderBag, type VerifyOptions } from './webhooks.js';
