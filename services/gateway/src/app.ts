@@ -13,6 +13,7 @@ import { startCatalogChanges } from './cache/catalogChanges.js';
 import { announcingPlanWrites, CatalogVersion } from './cache/catalogVersion.js';
 import { RenderedResponses } from './cache/renderedResponses.js';
 import { readConfig, type Config } from './config.js';
+import { asyncApiDocument } from './http/asyncapi.js';
 import { createRedis } from './redis.js';
 import { adminComponents, publicComponents } from './http/components.js';
 import { createApp } from './http/createApp.js';
@@ -117,6 +118,9 @@ export async function buildGateway({ config, logger, nc, ns: subjects, consume, 
     { prefix: '/api/v1' },
   );
   await serveWebApp(publicApp, 'portal');
+  // The webhooks partners receive, described for tools as /openapi.json describes the calls they make (#19).
+  const webhookEvents = asyncApiDocument();
+  publicApp.get('/asyncapi.json', { schema: { hide: true } }, async () => webhookEvents);
 
   const adminApp = await createApp({
     ...common,

@@ -10,6 +10,8 @@ import { metrics, serveMetrics, type Logger } from '@esim/telemetry';
 import { apiHeaders } from './apiHeaders.js';
 import { documentEdgeProblems, problemMediaTypes } from './edgeProblems.js';
 import { answerClientError, answerFrameworkError } from './frameworkAnswers.js';
+import { overrideJsonSchema } from './jsonSchema.js';
+import { completeDocument, completeRoutes } from './openapiDocument.js';
 import { sendProblem, toAppError } from './problems.js';
 import { traceRequests } from './serverSpans.js';
 
@@ -113,15 +115,21 @@ export async function createApp(options: ListenerOptions): Promise<FastifyInstan
   });
   app.setNotFoundHandler((request, reply) => sendProblem(request, reply, new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`)));
 
-  const transformComponents = createJsonSchemaTransformObject({ schemaRegistry: options.components });
+  const transformComponents = createJsonSchemaTransformObject({ schemaRegistry: options.components, zodToJsonConfig: { override: overrideJsonSchema as never } });
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
       info: { title: options.title, description: options.description, version: '1.0.0' },
       components: { securitySchemes: options.securitySchemes as never },
     },
-    transform: createJsonSchemaTransform({ schemaRegistry: options.components }),
-    transformObject: (input) => problemMediaTypes(transformComponents(input) as OpenApiDocument),
+    transform: completeRoutes(
+      createJsonSchemaTransform({ schemaRegistry: options.components, zodToJsonConfig: { override: overrideJsonSchema as never } }),
+    ),
+    // The toolkit's completion (ids, examples, links to the error table) first, then problems as problem+json.
+    transformObject: (document) =>
+      problemMediaTypes(
+        completeDocument(transformComponents(document), { problemsPage: '/problems' }) as OpenApiDocument,
+      ),
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
 

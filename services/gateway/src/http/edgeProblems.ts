@@ -48,7 +48,7 @@ export function problemMediaTypes<T extends { paths?: Record<string, Record<stri
         if (!json?.schema?.$ref?.endsWith('/Problem')) continue;
         response.content = { 'application/problem+json': json };
         const codes = titleByStatus.get(Number(status)) ?? [];
-        response.description = `Problem (RFC 9457); code ${codes.join(' or ')}`;
+        response.description = `Problem (RFC 9457); code ${codes.join(' or ')}${response.description?.includes('](') ? `. ${response.description}` : ''}`;
       }
     }
   }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { errorCodes } from '@esim/errors';
 import { component } from './components.js';
+import { documentAs } from './jsonSchema.js';
 
 /** RFC 9457 problem details, as every error on every listener is answered. */
 export const problemSchema = component(
@@ -22,7 +23,14 @@ export function problems<const S extends readonly number[]>(...statuses: S): Rec
   return Object.fromEntries(statuses.map((s) => [s, problemSchema])) as Record<S[number], typeof problemSchema>;
 }
 
+/** Validated as the digits a query string carries, documented as the integer a client sends (#19). */
 const positiveInt = (name: string, fallback: number, max?: number) =>
+  documentAs(
+    positiveIntText(name, fallback, max),
+    { type: 'integer', minimum: 1, ...(max === undefined ? { maximum: 999_999_999 } : { maximum: max }), default: fallback, description: name },
+  );
+
+const positiveIntText = (name: string, fallback: number, max?: number) =>
   z
     .string()
     .regex(/^[1-9][0-9]{0,8}$/, `must be a whole number ≥ 1${max ? ` and ≤ ${max}` : ''}`)

@@ -1,0 +1,107 @@
+import createFetchClient, { type Client } from 'openapi-fetch';
+import { EsimApiError } from './errors.js';
+import type { components, paths } from './generated/partner.js';
+import type { FiltersOf, ItemOf, PagedPath, PageOf, QueryOf } from './paging.js';
+import { retryingFetch, type Fetch, type RetryOptions } from './retry.js';
+import { webhooks } from './webhooks.js';
+
+type Schemas = components['schemas'];
+export type Plan = Schemas['Plan'];
+export type Order = Schemas['Order'];
+export type Wallet = Schemas['Wallet'];
+export type LedgerEntry = Schemas['LedgerEntry'];
+export type OrderRequest = Schemas['OrderRequestInput'];
+/** The created (or replayed) order, the wallet balance after it, and whether it was a replay (`Idempotent-Replayed: true`). */
+export type CreatedOrder = Schemas['OrderCreated'] & { replayed: boolean };
+
+export interface ClientOptions {
+  /** The platform's public listener, e.g. `https://api.example.com` or `http://localhost:8080`. */
+  baseUrl: string;
+  /** Your `sk_live_…` key. */
+  apiKey: string;
+  retry?: RetryOptions;
+  /** How long `orders.create` keeps retrying 409 REQUEST_IN_PROGRESS (default 10 s). */
+  inProgressTimeoutMs?: number;
+  /** A fetch of your own (tests, proxies); the SDK's retries wrap it. */
+  fetch?: Fetch;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function newClientRequestId(): string {
+  return `sdk-${crypto.randomUUID()}`;
+}
+
+/** `{ data, error, response }` from openapi-fetch to the body, or an EsimApiError. */
+function unwrap<T>(result: { data?: T; error?: unknown; response: Response }): T {
+  if (result.error !== undefined || !result.response.ok) throw new EsimApiError(result.response.status, result.error, result.response.headers.get('x-request-id'));
+  return result.data as T;
+}
+
+/**
+ * The partner API client. `raw` is the generated, fully typed openapi-fetch
+ * client (every operation of the document); the rest is a thin layer over it
+ * where it saves work: idempotent order creation, iteration over pages, and
+ * problem answers thrown as typed errors.
+ */
+export function createClient(options: ClientOptions) {
+  const inner: Fetch = options.fetch ?? ((request) => fetch(request));
+  const raw: Client<paths> = createFetchClient<paths>({
+    baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    headers: { authorization: `Bearer ${options.apiKey}`, 'user-agent': '@esim/sdk' },
+    fetch: retryingFetch(inner, options.retry),
+  });
+
+  /** One page of any paged list. */
+  async function page<P extends PagedPath>(path: P, query?: QueryOf<P>): Promise<PageOf<P>> {
+    return unwrap(await (raw.GET as any)(path, { params: { query } }));
+  }
+
+  /** Every item of any paged list, page after page, lazily. */
+  async function* iterate<P extends PagedPath>(path: P, filters?: FiltersOf<P>): AsyncGenerator<ItemOf<P>, void, undefined> {
+    for (let current = 1; ; current += 1) {
+      const body = (await page(path, { ...filters, page: current } as unknown as QueryOf<P>)) as { data: ItemOf<P>[]; pagination: { totalPages: number } };
+      yield* body.data;
+      if (current >= body.pagination.totalPages || body.data.length === 0) return;
+    }
+  }
+
+  const orders = {
+    /**
+     * Orders a plan. Without a `clientRequestId` one is made up; every retry
+     * (429, 503, a dropped connection, 409 REQUEST_IN_PROGRESS) sends the
+     * same one, so the order is placed and paid at most once.
+     */
+    async create(request: Omit<OrderRequest, 'clientRequestId'> & { clientRequestId?: string }): Promise<CreatedOrder> {
+      const body = { ...request, clientRequestId: request.clientRequestId ?? newClientRequestId() } as OrderRequest;
+      const deadline = Date.now() + (options.inProgressTimeoutMs ?? 10_000);
+      for (let wait = 200; ; wait = Math.min(wait * 2, 2_000)) {
+        const result = await raw.POST('/api/v1/partner/orders', { body });
+        if (result.response.status === 409 && Date.now() < deadline && (result.error as { code?: string } | undefined)?.code === 'REQUEST_IN_PROGRESS') {
+          await sleep(wait);
+          continue;
+        }
+        const created = unwrap(result) as Schemas['OrderCreated'];
+        return { ...created, replayed: result.response.headers.get('idempotent-replayed') === 'true' };
+      }
+    },
+    get: async (orderId: string): Promise<Order> => unwrap(await raw.GET('/api/v1/partner/orders/{orderId}', { params: { path: { orderId } } })),
+    list: (query?: QueryOf<'/api/v1/partner/orders'>) => page('/api/v1/partner/orders', query),
+    all: (filters?: FiltersOf<'/api/v1/partner/orders'>) => iterate('/api/v1/partner/orders', filters),
+  };
+
+  const catalog = {
+    list: (query?: QueryOf<'/api/v1/partner/catalog'>) => page('/api/v1/partner/catalog', query),
+    all: (filters?: FiltersOf<'/api/v1/partner/catalog'>) => iterate('/api/v1/partner/catalog', filters),
+  };
+
+  const wallet = {
+    get: async (): Promise<Wallet> => unwrap(await raw.GET('/api/v1/partner/wallet')),
+    ledger: (query?: QueryOf<'/api/v1/partner/wallet/ledger'>) => page('/api/v1/partner/wallet/ledger', query),
+    allLedgerEntries: (filters?: FiltersOf<'/api/v1/partner/wallet/ledger'>) => iterate('/api/v1/partner/wallet/ledger', filters),
+  };
+
+  return { raw, page, iterate, orders, catalog, wallet, webhooks };
+}
+
+export type EsimClient = ReturnType<typeof createClient>;

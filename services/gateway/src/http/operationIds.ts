@@ -1,0 +1,73 @@
+/**
+ * The operationId of every documented route: the method names generators and
+ * the SDK give them. Listed here, not on each route, so one table shows that
+ * they read alike; a route missing from it still gets a derived id (below),
+ * so a new route never ships without one.
+ */
+const named: Record<string, string> = {
+  'POST /api/v1/partner/register': 'register',
+  'POST /api/v1/partner/login': 'login',
+  'GET /api/v1/partner/me': 'getMe',
+  'PATCH /api/v1/partner/me': 'updateMe',
+  'GET /api/v1/partner/catalog': 'listPlans',
+  'GET /api/v1/partner/me/catalog': 'portalListPlans',
+  'GET /api/v1/partner/wallet': 'getWallet',
+  'GET /api/v1/partner/wallet/ledger': 'listLedgerEntries',
+  'GET /api/v1/partner/me/wallet': 'portalGetWallet',
+  'GET /api/v1/partner/me/wallet/ledger': 'portalListLedgerEntries',
+  'POST /api/v1/partner/orders': 'createOrder',
+  'GET /api/v1/partner/orders': 'listOrders',
+  'GET /api/v1/partner/orders/{orderId}': 'getOrder',
+  'POST /api/v1/partner/orders/{orderId}/cancel': 'cancelOrder',
+  'GET /api/v1/partner/me/orders': 'portalListOrders',
+  'GET /api/v1/partner/me/orders/{orderId}': 'portalGetOrder',
+  'POST /api/v1/partner/me/orders/{orderId}/cancel': 'portalCancelOrder',
+  'GET /api/v1/partner/esims': 'listEsims',
+  'GET /api/v1/partner/esims/{iccid}': 'getEsim',
+  'GET /api/v1/partner/me/esims': 'portalListEsims',
+  'GET /api/v1/partner/me/esims/{iccid}': 'portalGetEsim',
+  'GET /api/v1/partner/me/webhook-deliveries': 'portalListWebhookDeliveries',
+  'POST /api/v1/partner/me/webhook/test': 'portalSendTestWebhook',
+  'POST /supplier/v1/notifications': 'receiveSupplierNotification',
+  'GET /admin/v1/partners': 'listPartners',
+  'GET /admin/v1/partners/{id}': 'getPartner',
+  'PATCH /admin/v1/partners/{id}': 'updatePartner',
+  'POST /admin/v1/partners/{id}/approve': 'approvePartner',
+  'POST /admin/v1/partners/{id}/reject': 'rejectPartner',
+  'POST /admin/v1/partners/{id}/suspend': 'suspendPartner',
+  'POST /admin/v1/partners/{id}/reinstate': 'reinstatePartner',
+  'GET /admin/v1/partners/{id}/keys': 'listKeys',
+  'POST /admin/v1/partners/{id}/keys': 'issueKey',
+  'POST /admin/v1/partners/{id}/keys/{keyId}/revoke': 'revokeKey',
+  'POST /admin/v1/partners/{id}/webhook-secret/rotate': 'rotateWebhookSecret',
+  'GET /admin/v1/audit': 'listAuditEntries',
+  'GET /admin/v1/plans': 'listPlans',
+  'POST /admin/v1/plans': 'createPlan',
+  'GET /admin/v1/plans/{id}': 'getPlan',
+  'PATCH /admin/v1/plans/{id}': 'updatePlan',
+  'GET /admin/v1/partners/{id}/wallet': 'getWallet',
+  'POST /admin/v1/partners/{id}/wallet/topups': 'topUpWallet',
+  'POST /admin/v1/partners/{id}/wallet/adjustments': 'adjustWallet',
+  'GET /admin/v1/orders': 'listOrders',
+  'GET /admin/v1/orders/{id}': 'getOrder',
+  'GET /admin/v1/esims': 'listEsims',
+  'GET /admin/v1/esims/{iccid}': 'getEsim',
+  'GET /admin/v1/webhook-deliveries': 'listWebhookDeliveries',
+  'POST /admin/v1/webhook-deliveries/{id}/retry': 'retryWebhookDelivery',
+};
+
+const verbs: Record<string, string> = { GET: 'get', POST: 'post', PUT: 'put', PATCH: 'update', DELETE: 'delete' };
+const pascal = (word: string) => word.replace(/(^|[-_])([a-z0-9])/g, (_, _sep, c: string) => c.toUpperCase());
+
+/** `GET /api/v1/partner/esims/{iccid}/usage` → `getEsimsByIccidUsage`: unique and stable, if plainer than the table's. */
+function derived(method: string, path: string): string {
+  const segments = path.replace(/^\/(api|admin|supplier)\/v1(\/partner)?/, '').split('/').filter(Boolean);
+  const collection = !/^\{/.test(segments.at(-1) ?? '');
+  const verb = method === 'GET' && collection ? 'list' : (verbs[method] ?? method.toLowerCase());
+  return verb + segments.map((s) => (s.startsWith('{') ? `By${pascal(s.slice(1, -1))}` : pascal(s))).join('');
+}
+
+/** `path` in OpenAPI form (`{id}`, not `:id`). */
+export function operationIdFor(method: string, path: string): string {
+  return named[`${method} ${path}`] ?? derived(method, path);
+}
