@@ -15,6 +15,7 @@ export interface DbCounters {
   seqScans: number;
   seqTupRead: number;
   seqByTable: Record<string, { scans: number; rows: number }>;
+  idxByTable: Record<string, { scans: number; rows: number }>;
 }
 
 export async function dbCounters(pool: pg.Pool, database: string): Promise<DbCounters> {
@@ -26,10 +27,12 @@ export async function dbCounters(pool: pg.Pool, database: string): Promise<DbCou
             (tup_inserted + tup_updated + tup_deleted)::float8 AS written FROM pg_stat_database WHERE datname = $1`,
     [database],
   );
-  const tables = await pool.query<{ name: string; scans: number; rows: number }>(
-    `SELECT schemaname || '.' || relname AS name, seq_scan::float8 AS scans, seq_tup_read::float8 AS rows FROM pg_stat_user_tables`,
+  const tables = await pool.query<{ name: string; scans: number; rows: number; iscans: number; irows: number }>(
+    `SELECT schemaname || '.' || relname AS name, seq_scan::float8 AS scans, seq_tup_read::float8 AS rows,
+            coalesce(idx_scan, 0)::float8 AS iscans, coalesce(idx_tup_fetch, 0)::float8 AS irows FROM pg_stat_user_tables`,
   );
   const seqByTable = Object.fromEntries(tables.rows.map((t) => [t.name, { scans: t.scans, rows: t.rows }]));
+  const idxByTable = Object.fromEntries(tables.rows.map((t) => [t.name, { scans: t.iscans, rows: t.irows }]));
   return {
     xacts: db.rows[0]!.xacts,
     rowsRead: db.rows[0]!.read,
@@ -37,21 +40,26 @@ export async function dbCounters(pool: pg.Pool, database: string): Promise<DbCou
     seqScans: tables.rows.reduce((a, t) => a + t.scans, 0),
     seqTupRead: tables.rows.reduce((a, t) => a + t.rows, 0),
     seqByTable,
+    idxByTable,
   };
 }
 
 export function diffCounters(after: DbCounters, before: DbCounters): DbCounters {
-  const seqByTable: DbCounters['seqByTable'] = {};
-  for (const [name, t] of Object.entries(after.seqByTable)) {
-    const b = before.seqByTable[name] ?? { scans: 0, rows: 0 };
-    seqByTable[name] = { scans: t.scans - b.scans, rows: t.rows - b.rows };
-  }
+  const byTable = (key: 'seqByTable' | 'idxByTable') => {
+    const out: DbCounters['seqByTable'] = {};
+    for (const [name, t] of Object.entries(after[key])) {
+      const b = before[key][name] ?? { scans: 0, rows: 0 };
+      out[name] = { scans: t.scans - b.scans, rows: t.rows - b.rows };
+    }
+    return out;
+  };
   return {
     xacts: after.xacts - before.xacts,
     rowsRead: after.rowsRead - before.rowsRead,
     rowsWritten: after.rowsWritten - before.rowsWritten,
     seqScans: after.seqScans - before.seqScans,
     seqTupRead: after.seqTupRead - before.seqTupRead,
-    seqByTable,
+    seqByTable: byTable('seqByTable'),
+    idxByTable: byTable('idxByTable'),
   };
 }
