@@ -7,11 +7,11 @@
  * read, sequential scans by table). Throughput is deliberately not its
  * business (bench/orders.ts is).
  *
- *   1. idle: the platform at rest for `idleS` seconds, nothing asked of it;
- *   2. orders: `orders` orders at a steady rate with a webhook receiver on
- *      loopback, then the settling (every order provisioned, every
- *      `provision.provisioned` webhook received); the deltas divided by the
- *      number of orders.
+ *   1. orders: `orders` orders at a steady rate with a webhook receiver on
+ *      loopback, then the settling (every order's `provision.*` webhook
+ *      received); the deltas divided by the number of orders accepted;
+ *   2. idle: then the platform at rest for `idleS` seconds, nothing asked of
+ *      it (after the load, so pools and JIT are warm as in production).
  */
 import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -69,8 +69,8 @@ export interface CostResult {
 
 export async function costBenchmark(options: CostOptions = {}): Promise<CostResult> {
   const idleS = options.idleS ?? Number(process.env.BENCH_IDLE_S ?? 60);
-  const total = options.orders ?? Number(process.env.BENCH_COST_ORDERS ?? 200);
-  const rate = options.ratePerSecond ?? Number(process.env.BENCH_COST_RATE ?? 10);
+  const total = options.orders ?? Number(process.env.BENCH_COST_ORDERS ?? 100);
+  const rate = options.ratePerSecond ?? Number(process.env.BENCH_COST_RATE ?? 5);
   // BENCH_NO_BUILD: dist/ as it is (to measure a build made earlier, say before a change).
   if ((options.mode ?? 'compiled') === 'compiled' && !process.env.BENCH_NO_BUILD) buildCompiled();
   let received = 0;
@@ -106,16 +106,6 @@ export async function costBenchmark(options: CostOptions = {}): Promise<CostResu
     const plans = (await (await fetch(`${bench.publicUrl}/api/v1/partner/catalog?limit=1`, { headers: auth })).json()) as { data: Array<{ id: string }> };
     // Warm-up: a few orders so JIT and pools are past their first use, then let everything settle.
     for (let i = 0; i < 5; i++) await placeOrder(bench.publicUrl, auth, plans.data[0]!.id, `warm-${i}`);
-    await new Promise((r) => setTimeout(r, 5_000));
-
-    log(`cost: the platform at rest for ${idleS}s`);
-    const idleCpu0 = await cpuByProcess(pool, database, bench.pids(), nats, backends);
-    const idleDb0 = await dbCounters(pool, database);
-    await new Promise((r) => setTimeout(r, idleS * 1000));
-    const idleDb1 = await dbCounters(pool, database);
-    const idleCpu1 = await cpuByProcess(pool, database, bench.pids(), nats, backends);
-    const idleCounters = diffCounters(idleDb1, idleDb0);
-    const coresByProcess = Object.fromEntries(Object.entries(delta(idleCpu1, idleCpu0)).map(([k, v]) => [k, v / (idleS * 1000)]));
 
     log(`cost: ${total} orders at ${rate}/s, then settling`);
     received = 0;
@@ -139,6 +129,16 @@ export async function costBenchmark(options: CostOptions = {}): Promise<CostResu
     }
     const db1 = await dbCounters(pool, database);
     const cpu1 = await cpuByProcess(pool, database, bench.pids(), nats, backends);
+    await new Promise((r) => setTimeout(r, 5_000));
+    log(`cost: the platform at rest for ${idleS}s`);
+    const idleCpu0 = await cpuByProcess(pool, database, bench.pids(), nats, backends);
+    const idleDb0 = await dbCounters(pool, database);
+    await new Promise((r) => setTimeout(r, idleS * 1000));
+    const idleDb1 = await dbCounters(pool, database);
+    const idleCpu1 = await cpuByProcess(pool, database, bench.pids(), nats, backends);
+    const idleCounters = diffCounters(idleDb1, idleDb0);
+    const coresByProcess = Object.fromEntries(Object.entries(delta(idleCpu1, idleCpu0)).map(([k, v]) => [k, v / (idleS * 1000)]));
+
     // The settling window also holds the at-rest cost of its seconds; that is part of what an order costs at this rate.
     const result: CostResult = {
       idle: { seconds: idleS, coresByProcess, xactPerS: idleCounters.xacts / idleS, counters: idleCounters },
