@@ -69,8 +69,11 @@ meter.addBatchObservableCallback(
  * Publishes committed outbox rows in order. One relay per schema holds a
  * transaction-scoped advisory lock at a time, so replicas fail over without
  * reordering events. It wakes on the NOTIFY each committed event sends (a
- * few milliseconds from commit to JetStream), and polls every `pollMs` as
- * well, in case the listening connection was lost.
+ * few milliseconds from commit to JetStream). The poll is only the safety
+ * net: every `idlePollMs` while a connection listens (a notification lost
+ * with its connection, a relay replica that lost the lock race), every
+ * `pollMs` while none does. At rest a relay costs one transaction per
+ * `idlePollMs`, not ten a second.
  */
 export function startOutboxRelay(options: {
   pool: Pool;
@@ -78,15 +81,21 @@ export function startOutboxRelay(options: {
   nc: NatsConnection;
   ns: Namespace;
   logger: Logger;
+  /** Poll interval while no connection listens for commits. */
   pollMs?: number;
+  /** Poll interval while one does (the safety net). */
+  idlePollMs?: number;
   batchSize?: number;
 }): OutboxRelay {
   const { pool, schema, nc, ns, logger } = options;
   const pollMs = options.pollMs ?? 100;
+  const idlePollMs = options.idlePollMs ?? 5_000;
   const batchSize = options.batchSize ?? 100;
   const js = jetstream(nc);
   let stopped = false;
-  let ticks = 0;
+  // Published rows are kept a day (for operators), pruned every ten minutes.
+  const pruneEveryMs = 600_000;
+  let prunedAt = Date.now();
 
   const registration = { pool, schema };
   runningRelays.add(registration);
@@ -104,20 +113,27 @@ export function startOutboxRelay(options: {
         `SELECT id, subject, payload, headers FROM ${schema}.outbox WHERE published_at IS NULL ORDER BY seq LIMIT $1`,
         [batchSize],
       );
-      const done: string[] = [];
-      try {
-        for (const row of rows) {
+      // Pipelined: every publish is sent before the first ack is awaited. One
+      // connection delivers them to the server in this order, so the stream
+      // keeps commit order; a batch costs one round trip, not one per event.
+      // Only the prefix acknowledged without a gap is marked: after a failed
+      // publish, the rows behind it are published again on the next tick
+      // (the duplicate window drops the copies that did land).
+      const acks = await Promise.allSettled(
+        rows.map((row) => {
           const h = natsHeaders();
           for (const [key, value] of Object.entries(row.headers ?? {})) h.set(key, value);
-          await js.publish(ns.subject(row.subject), JSON.stringify(row.payload), { msgID: row.id, headers: h, timeout: 5_000 });
-          done.push(row.id);
-          published.add(1, { subject: row.subject });
-        }
-      } finally {
-        if (done.length > 0) await client.query(`UPDATE ${schema}.outbox SET published_at = now() WHERE id = ANY($1)`, [done]);
-        await client.query('COMMIT');
-      }
-      if (++ticks % 600 === 0) {
+          return js.publish(ns.subject(row.subject), JSON.stringify(row.payload), { msgID: row.id, headers: h, timeout: 5_000 });
+        }),
+      );
+      const failedAt = acks.findIndex((ack) => ack.status === 'rejected');
+      const done = (failedAt === -1 ? rows : rows.slice(0, failedAt)).map((row) => row.id);
+      for (const row of rows.slice(0, done.length)) published.add(1, { subject: row.subject });
+      if (done.length > 0) await client.query(`UPDATE ${schema}.outbox SET published_at = now() WHERE id = ANY($1)`, [done]);
+      await client.query('COMMIT');
+      if (failedAt !== -1) throw (acks[failedAt] as PromiseRejectedResult).reason;
+      if (Date.now() - prunedAt > pruneEveryMs) {
+        prunedAt = Date.now();
         await pool.query(`DELETE FROM ${schema}.outbox WHERE published_at < now() - interval '1 day'`);
       }
       return rows.length;
@@ -139,7 +155,7 @@ export function startOutboxRelay(options: {
   const idle = () =>
     new Promise<void>((resolve) => {
       if (notified || stopped) return resolve();
-      const timer = setTimeout(() => (wake = undefined, resolve()), pollMs);
+      const timer = setTimeout(() => (wake = undefined, resolve()), listener.listening() ? idlePollMs : pollMs);
       wake = () => (clearTimeout(timer), (wake = undefined), resolve());
     });
 

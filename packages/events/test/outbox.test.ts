@@ -63,6 +63,14 @@ async function unpublished(): Promise<number> {
 const untilAllPublished = () => until(async () => ((await unpublished()) === 0 ? true : undefined), 'every outbox row to be marked published');
 
 describe('the outbox relay', () => {
+  it('when it listens and polls only once an hour, then a committed event is still published at once (the commit wakes it)', async () => {
+    relays.push(startOutboxRelay({ pool: infra.pool, schema: infra.schema, nc: infra.nc, ns: infra.ns, logger, pollMs: 3_600_000, idlePollMs: 3_600_000 }));
+    // The first tick (at start) finds nothing; from then on only a NOTIFY can wake the relay.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const id = await commitEvent('plan_woken');
+    await until(async () => ((await streamContents()).some((m) => m.envelope.id === id) ? true : undefined), 'the event to be published');
+  });
+
   it('when rows are committed, then they are published in commit order with Nats-Msg-Id = event id and marked published', async () => {
     const ids: string[] = [];
     for (let i = 1; i <= 5; i++) ids.push(await commitEvent(`plan_${i}`));

@@ -12,7 +12,12 @@ export interface Listener {
  * re-established on the next `ensure()`, and callers keep a slow poll as
  * the safety net.
  */
-export function listenFor(pool: pg.Pool, channel: string, onNotify: () => void, onError: (error: unknown) => void): Listener & { ensure(): Promise<void> } {
+export function listenFor(
+  pool: pg.Pool,
+  channel: string,
+  onNotify: () => void,
+  onError: (error: unknown) => void,
+): Listener & { ensure(): Promise<void>; /** True while a connection listens: callers may then poll slowly. */ listening(): boolean } {
   let current: { connection: pg.PoolClient; release(destroy: boolean): void } | undefined;
   let stopped = false;
 
@@ -41,6 +46,7 @@ export function listenFor(pool: pg.Pool, channel: string, onNotify: () => void, 
   }
 
   return {
+    listening: () => current !== undefined,
     async ensure() {
       if (current || stopped) return;
       try {

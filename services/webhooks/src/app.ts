@@ -43,7 +43,7 @@ export const webhooksService = defineService({
         ackWaitMs: 30_000,
         // A database outage must not drop a partner's event: back off up to a minute, for hours.
         maxDeliver: 1_000,
-        retryDelayMs: (n) => Math.min(500 * 2 ** n, 60_000),
+        retry: { firstMs: 1_000, maxMs: 60_000 },
       },
       (event, db) => recordEvent(db, event),
     );
@@ -56,6 +56,7 @@ export const webhooksService = defineService({
         concurrency: config.WEBHOOK_CONCURRENCY,
         partnerConcurrency: config.WEBHOOK_PARTNER_CONCURRENCY,
         pollMs: config.WEBHOOK_POLL_MS,
+        idlePollMs: config.WEBHOOK_IDLE_POLL_MS,
         leaseMs: config.WEBHOOK_TIMEOUT_MS + endpointLookupMs + leaseMarginMs,
         attempt: (claimed) => attemptDelivery(deps, claimed),
       }),

@@ -36,6 +36,8 @@ const schema = z
     WEBHOOK_PARTNER_CONCURRENCY: count(1, 100, 4),
     /** How often an idle worker looks for due deliveries. */
     WEBHOOK_POLL_MS: count(10, 60_000, 200),
+    /** How long an idle worker that listens for new deliveries sleeps at most (the safety net; retries wake it when due). */
+    WEBHOOK_IDLE_POLL_MS: count(100, 3_600_000, 5_000),
   })
   .transform((env) => ({ ...env, WEBHOOK_ALLOW_INSECURE_URLS: env.WEBHOOK_ALLOW_INSECURE_URLS ?? env.NODE_ENV !== 'production' }));
 

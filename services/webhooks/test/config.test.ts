@@ -18,6 +18,7 @@ describe('webhooks config', () => {
       WEBHOOK_CONCURRENCY: 32,
       WEBHOOK_PARTNER_CONCURRENCY: 4,
       WEBHOOK_POLL_MS: 200,
+      WEBHOOK_IDLE_POLL_MS: 5_000,
     });
   });
 

@@ -1,11 +1,12 @@
 import { AppError } from '@esim/errors';
 import { pgErrorCode, withTransaction, type Queryable } from '@esim/postgres';
 import { findEntry } from '../store/ledgerStore.js';
-import { findReservation, insertReservation } from '../store/reservationStore.js';
+import { debitForOrder } from '../store/debitStore.js';
+import { findReservation } from '../store/reservationStore.js';
+import { readBalance } from '../store/walletStore.js';
 import type { WalletDeps } from './deps.js';
 import type { LedgerEntry, Reservation } from './ledger.js';
 import { walletMetrics } from './metrics.js';
-import { appendEntry, lockWalletFor } from './movement.js';
 import { check, insufficientBalance, limits } from './rules.js';
 
 export interface ReserveInput {
@@ -24,11 +25,12 @@ export interface Reserved {
 /**
  * The orders service pays for an order: the price is debited and held for
  * the order. Guarantee: one debit per order, however many calls, retries or
- * replicas. Calls for one partner queue on the wallet's row lock, and the
- * one that finds the order's reservation already there answers it
- * (`replayed`); the unique debit-per-order index catches anything else, and
- * the loser answers the winner's debit. A balance below the price refuses
- * the order and writes nothing.
+ * replicas. The debit is one guarded UPDATE of the wallet and the ledger row
+ * right after (store/debitStore.ts), so calls for one partner queue on the
+ * wallet's row lock for one statement and the commit only. A repeated call
+ * hits the unique debit-per-order index (or finds its reservation when the
+ * balance is short now) and answers the first debit (`replayed`). A balance
+ * below the price refuses the order and writes nothing.
  */
 export async function reserve(deps: WalletDeps, input: ReserveInput): Promise<Reserved> {
   check()
@@ -37,25 +39,20 @@ export async function reserve(deps: WalletDeps, input: ReserveInput): Promise<Re
     .integer('amount', input.amount, 1, limits.orderPriceMax)
     .text('description', input.description, limits.textLength, false)
     .done();
-  const earlier = await replayOf(deps.pool, input);
-  if (earlier) return earlier;
   try {
-    const reserved = await withTransaction(deps.pool, async (db) => {
-      const head = await lockWalletFor(db, input.partnerId, { create: false });
-      const again = await replayOf(db, input);
-      if (again) return again;
-      const balance = head?.balance ?? 0;
-      if (!head || balance < input.amount) {
-        throw insufficientBalance(`Wallet balance ${balance} is lower than the order price ${input.amount} (${deps.currency} cents).`);
-      }
-      const entry = await appendEntry(db, head, {
-        type: 'order_debit',
-        amount: -input.amount,
+    const reserved = await withTransaction(deps.pool, async (db): Promise<Reserved> => {
+      const entry = await debitForOrder(db, {
         orderId: input.orderId,
+        partnerId: input.partnerId,
+        amount: input.amount,
         description: input.description === '' ? null : input.description,
       });
-      await insertReservation(db, { orderId: input.orderId, partnerId: input.partnerId, amount: input.amount, debitEntryId: entry.id });
-      return { entry, balanceAfter: entry.balanceAfter, replayed: false };
+      if (entry) return { entry, balanceAfter: entry.balanceAfter, replayed: false };
+      // Nothing was written: an earlier call's debit may be why the balance is short now.
+      const again = await replayOf(db, input);
+      if (again) return again;
+      const balance = await readBalance(db, input.partnerId);
+      throw insufficientBalance(`Wallet balance ${balance} is lower than the order price ${input.amount} (${deps.currency} cents).`);
     });
     if (!reserved.replayed) {
       walletMetrics.debits.add(1);
@@ -63,7 +60,7 @@ export async function reserve(deps: WalletDeps, input: ReserveInput): Promise<Re
     }
     return reserved;
   } catch (error) {
-    // Another partner's wallet debited this order id first: answer what is there.
+    // This order id was debited first (a retry racing this call, or another partner): answer what is there.
     if (pgErrorCode(error) === '23505') {
       const winner = await replayOf(deps.pool, input);
       if (winner) return winner;

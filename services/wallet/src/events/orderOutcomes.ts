@@ -4,8 +4,7 @@ import { captureReservation } from '../domain/captureReservation.js';
 import { refundOrder } from '../domain/refundOrder.js';
 
 /** Redeliveries back off from 1 s to a minute; 50 deliveries span well over half an hour of outage. */
-const retryDelayMs = (deliveryCount: number) => Math.min(1_000 * 2 ** (deliveryCount - 1), 60_000);
-const delivery = { ackWaitMs: 30_000, maxDeliver: 50, retryDelayMs };
+const delivery = { ackWaitMs: 30_000, maxDeliver: 50, retry: { firstMs: 1_000, maxMs: 60_000 } };
 
 /**
  * The order saga's outcomes, each applied exactly once: the event id is

@@ -3,7 +3,7 @@ import { suppressTracing } from '@opentelemetry/core';
 import { listenFor, type Pool } from '@esim/postgres';
 import type { Logger } from '@esim/telemetry';
 import type { ClaimedAttempt } from '../domain/delivery.js';
-import { claimDueAttempts } from '../store/attemptStore.js';
+import { claimDueAttempts, msUntilNextDue } from '../store/attemptStore.js';
 import { deliveriesDueChannel } from '../store/eventStore.js';
 import { deliveryMetrics, type AttemptOutcome } from './metrics.js';
 
@@ -14,7 +14,14 @@ export interface WorkerOptions {
   concurrency: number;
   /** Attempts in flight to one partner, over every replica. */
   partnerConcurrency: number;
+  /** How soon to look again while a due delivery waits for a free slot, or while no connection listens for new ones. */
   pollMs: number;
+  /**
+   * The longest an idle worker sleeps while it listens: new deliveries wake
+   * it by NOTIFY and retries by their due time, so this poll is only the
+   * safety net (a notification lost with its connection).
+   */
+  idlePollMs: number;
   /** How long a claimed attempt is ours: longer than the slowest attempt can take. */
   leaseMs: number;
   attempt(claimed: ClaimedAttempt): Promise<AttemptOutcome>;
@@ -27,8 +34,10 @@ export interface DeliveryWorker {
 
 /**
  * The delivery loop: claims due deliveries while this process has free
- * slots, runs each attempt on its own, and polls again when idle or when an
- * attempt ends (an ended attempt may unblock the next event of its order).
+ * slots, runs each attempt on its own, and looks again when woken: by the
+ * NOTIFY of a new delivery, when an attempt ends (it may unblock the next
+ * event of its order), or when the soonest retry falls due. At rest it
+ * sleeps `idlePollMs`, not `pollMs`.
  * Its own queries run with tracing suppressed, so a poll never makes a root
  * span; each attempt is a span of the event's trace instead.
  */
@@ -49,10 +58,22 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
     (error) => logger.warn({ err: error }, 'cannot listen for due deliveries; polling only'),
   );
 
-  const idle = () =>
+  /** How long to sleep when nothing was claimed; `pollMs` while something due waits for a slot or nobody listens. */
+  async function idleMs(): Promise<number> {
+    if (!listener.listening()) return options.pollMs;
+    try {
+      const nextDue = await context.with(suppressTracing(context.active()), () => msUntilNextDue(pool));
+      if (nextDue === undefined) return options.idlePollMs;
+      return nextDue <= 0 ? options.pollMs : Math.min(Math.max(nextDue, options.pollMs / 10), options.idlePollMs);
+    } catch {
+      return options.pollMs; // the next claim reports the outage
+    }
+  }
+
+  const idle = (ms: number) =>
     new Promise<void>((resolve) => {
       if (notified) return resolve();
-      const timer = setTimeout(resolve, options.pollMs);
+      const timer = setTimeout(resolve, ms);
       timer.unref();
       wake = () => {
         clearTimeout(timer);
@@ -73,6 +94,8 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
       .finally(() => {
         deliveryMetrics.inFlight.add(-1);
         inFlight.delete(running);
+        // Remembered like a notification: an attempt ending while a claim runs must not wait for the safety-net poll.
+        notified = true;
         wake?.();
       });
     inFlight.add(running);
@@ -99,7 +122,9 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
         logger.warn({ err: error }, 'claiming due webhook deliveries failed; retrying');
       }
       // A full batch may mean more is due: look again at once while slots are free.
-      if (!stopped && (claimed === 0 || inFlight.size >= options.concurrency)) await idle();
+      if (stopped || (claimed > 0 && inFlight.size < options.concurrency)) continue;
+      // Full: an ending attempt wakes us. Empty-handed: until the soonest retry, at most idlePollMs.
+      await idle(claimed > 0 ? options.idlePollMs : await idleMs());
     }
   })();
 

@@ -89,3 +89,16 @@ export async function recordAttemptResult(db: Queryable, claimed: Pick<ClaimedAt
   );
   return rowCount === 1;
 }
+
+/**
+ * Milliseconds until the soonest pending delivery may be claimed (its next
+ * attempt, or its lease running out): 0 when one is claimable now, undefined
+ * when none is pending. The partial index deliveries_due serves it.
+ */
+export async function msUntilNextDue(db: Queryable): Promise<number | undefined> {
+  const { rows } = await db.query<{ ms: number | null }>(
+    `SELECT GREATEST(0, EXTRACT(EPOCH FROM min(GREATEST(next_attempt_at, COALESCE(locked_until, next_attempt_at))) - now()) * 1000)::float8 AS ms
+     FROM webhooks.deliveries WHERE status = 'pending'`,
+  );
+  return rows[0]?.ms ?? undefined;
+}

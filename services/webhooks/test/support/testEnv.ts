@@ -67,6 +67,8 @@ export async function createTestEnv(): Promise<TestEnv> {
       PLATFORM_NAME: 'Test Platform',
       WEBHOOK_ALLOW_INSECURE_URLS: 'true',
       WEBHOOK_POLL_MS: '25',
+      // No test may lean on the safety-net poll: new deliveries wake the worker by NOTIFY, retries by their due time.
+      WEBHOOK_IDLE_POLL_MS: '3600000',
     });
 
   return {
