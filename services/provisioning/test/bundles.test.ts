@@ -78,7 +78,7 @@ describe('RevokeBundle', () => {
     const first = newId('ord');
     await env.publishPaid({ orderId: first, supplierSku: 'ESIM-IT-1GB-7D', kind: 'esim', iccid: null });
     const esim = await provisioned(first);
-    // No notification URL is set: the install is recorded at the simulator, nothing is sent.
+    // The recorder accepts the simulator's esim.installed notification in the platform's place.
     await fetch(`${supplier.upstream}/simulator/esims/${esim.iccid}/install`, { method: 'POST' });
     expect(await client.revokeBundle({ reference: first, iccid: esim.iccid, firstBundle: true })).toEqual(
       expect.objectContaining({ outcome: provisioningV1.RevokeOutcome.NOT_REVOKABLE, detail: 'esim_installed' }),

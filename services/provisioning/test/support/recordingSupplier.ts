@@ -26,26 +26,19 @@ export interface RecordingSupplier {
 export async function startRecordingSupplier(): Promise<RecordingSupplier> {
   // Its own state folder: the developer's var/supplier-sim is never touched, and test files never share one.
   const dataDir = mkdtempSync(join(tmpdir(), 'supplier-sim-'));
-  const sim: RunningService<SupplierConfig> = await startService(supplierSimService, {
-    logger: createLogger('supplier-sim', 'silent'),
-    env: {
-      NODE_ENV: 'test',
-      PORT: '0',
-      HEALTH_PORT: '0',
-      HOST: '127.0.0.1',
-      SUPPLIER_LATENCY_MS: '0',
-      SUPPLIER_SIM_DATA_DIR: dataDir,
-      SUPPLIER_CALLBACK_SECRET: 'test-supplier-callback-secret',
-    },
-  });
-  const upstream = `http://127.0.0.1:${sim.ports.http.api}`;
   const calls = new Map<string, number>();
+  let upstream = '';
 
+  // The recorder also plays the platform's notification endpoint (202 to everything), so the control API works.
   const recorder: Server = createServer((req, res) => {
     void (async () => {
       const chunks: Buffer[] = [];
       for await (const chunk of req) chunks.push(chunk as Buffer);
       const body = Buffer.concat(chunks);
+      if (req.method === 'POST' && req.url === '/notifications') {
+        res.writeHead(202, { 'content-type': 'application/json' }).end('{"status":"accepted"}');
+        return;
+      }
       if (req.method === 'POST' && (req.url === '/v1/esims' || /^\/v1\/esims\/\d+\/bundles$/.test(req.url ?? ''))) {
         const reference = (JSON.parse(body.toString('utf8')) as { reference?: string }).reference ?? '';
         calls.set(reference, (calls.get(reference) ?? 0) + 1);
@@ -59,9 +52,25 @@ export async function startRecordingSupplier(): Promise<RecordingSupplier> {
     })().catch(() => res.destroy());
   });
   await new Promise<void>((resolve) => recorder.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(recorder.address() as AddressInfo).port}`;
+
+  const sim: RunningService<SupplierConfig> = await startService(supplierSimService, {
+    logger: createLogger('supplier-sim', 'silent'),
+    env: {
+      NODE_ENV: 'test',
+      PORT: '0',
+      HEALTH_PORT: '0',
+      HOST: '127.0.0.1',
+      SUPPLIER_LATENCY_MS: '0',
+      SUPPLIER_SIM_DATA_DIR: dataDir,
+      SUPPLIER_CALLBACK_SECRET: 'test-supplier-callback-secret',
+      SUPPLIER_NOTIFICATION_URL: `${url}/notifications`,
+    },
+  });
+  upstream = `http://127.0.0.1:${sim.ports.http.api}`;
 
   return {
-    url: `http://127.0.0.1:${(recorder.address() as AddressInfo).port}`,
+    url,
     upstream,
     callsFor: (reference) => calls.get(reference) ?? 0,
     async stop() {
