@@ -38,6 +38,7 @@ process.stdout.write(
     `  Partner API   ${publicUrl}/api/v1        docs ${publicUrl}/docs`,
     `  Admin API     ${adminUrl}/admin/v1       docs ${adminUrl}/docs`,
     `  Portals       ${publicUrl}/portal/ (partners)   ${adminUrl}/console/ (operators)`,
+    `  Supplier sim  http://localhost:${ports['supplier-sim']!.http}  (control API: POST /simulator/esims/{iccid}/install|usage|expire)`,
     `  Admin token   ${adminToken}`,
     `  E-mails       ${mail}`,
     `  Logs          ${platform.logDir}/<service>.log (warnings and errors are shown here)`,

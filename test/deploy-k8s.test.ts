@@ -234,8 +234,11 @@ describe('the Kubernetes base', () => {
       callsOf(serviceList.find((entry) => entry.name === name)!, serviceList)
         .map((call) => `${call.target.name}:${call.port}`)
         .sort();
-    expect(calls('gateway')).toEqual(serviceList.filter((entry) => entry.ports.grpc !== undefined).map((entry) => `${entry.name}:grpc`).sort());
-    expect(calls('orders')).toEqual(['catalog:grpc', 'wallet:grpc']);
+    // Every gRPC API but provisioning's, which only orders calls (revoking a cancelled order's bundle, §13).
+    expect(calls('gateway')).toEqual(serviceList.filter((entry) => entry.ports.grpc !== undefined && entry.name !== 'provisioning').map((entry) => `${entry.name}:grpc`).sort());
+    expect(calls('orders')).toEqual(['catalog:grpc', 'provisioning:grpc', 'wallet:grpc']);
+    // The simulator POSTs the supplier's notifications to the gateway's public port (SUPPLIER_NOTIFICATION_URL).
+    expect(calls('supplier-sim')).toEqual(['gateway:http']);
     expect(calls('provisioning')).toEqual(['supplier-sim:http']);
     expect(calls('webhooks')).toEqual(['partners:grpc']);
     expect(calls('catalog')).toEqual([]);

@@ -125,7 +125,7 @@ describe.skipIf(!onPath('kubectl'))('every overlay, rendered by kubectl kustomiz
       expect(others).toEqual([]);
       const paths = ingress!.spec.rules.flatMap((rule) => rule.http.paths);
       expect(paths.map(({ path, pathType }) => ({ path, pathType }))).toEqual(publicPaths);
-      expect(publicPaths.map((p) => p.path)).toEqual(['/api/v1', '/docs', '/openapi.json', '/portal']);
+      expect(publicPaths.map((p) => p.path)).toEqual(['/api/v1', '/supplier/v1/notifications', '/docs', '/openapi.json', '/portal']);
       for (const path of paths) expect(path.backend.service).toEqual({ name: 'gateway', port: { name: 'http' } });
     });
 
@@ -133,7 +133,8 @@ describe.skipIf(!onPath('kubectl'))('every overlay, rendered by kubectl kustomiz
       const gateway = ownPolicy(docs(), 'gateway');
       const fromIngress = gateway.spec.ingress!.filter((rule) => JSON.stringify(rule.from ?? []).includes(peers.ingressNamespace));
       expect(fromIngress.map(portsOf)).toEqual([[entry('gateway').ports.http]]);
-      for (const target of serviceList.filter((e) => e.ports.grpc !== undefined)) {
+      // Every gRPC API but provisioning's (only orders calls it).
+      for (const target of serviceList.filter((e) => e.ports.grpc !== undefined && e.name !== 'provisioning')) {
         const toTarget = gateway.spec.egress!.find((rule) => JSON.stringify(rule.to ?? []).includes(`"app.kubernetes.io/name":"${target.name}"`));
         expect(toTarget && portsOf(toTarget), `gateway → ${target.name}`).toEqual([target.ports.grpc]);
         const inbound = ownPolicy(docs(), target.name).spec.ingress!.find((rule) => JSON.stringify(rule.from ?? []).includes('"app.kubernetes.io/name":"gateway"'));

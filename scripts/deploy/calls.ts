@@ -31,6 +31,7 @@ export function callsOf(entry: ServiceEntry, list: readonly ServiceEntry[]): Cal
     if (target.name === entry.name) continue;
     if (target.ports.grpc !== undefined && new RegExp(`\\b${constantCase(target.name)}_ADDR\\b`).test(text)) calls.push({ target, port: 'grpc' });
     if (target.url && new RegExp(`\\b${target.url.variable}\\b`).test(text)) calls.push({ target, port: target.url.port });
+    if (target.callback && new RegExp(`\\b${target.callback.variable}\\b`).test(text)) calls.push({ target, port: target.callback.port });
   }
   return calls;
 }

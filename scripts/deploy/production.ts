@@ -19,9 +19,14 @@ export const autoscaled: Record<string, { maxReplicas: number }> = {
   webhooks: { maxReplicas: 6 },
 };
 
-/** What the Ingress exposes of the public listener: the partner API, its docs, and the partner portal. Nothing else (no /metrics, no probes). */
+/**
+ * What the Ingress exposes of the public listener: the partner API, the
+ * supplier's notification endpoint (the supplier calls it from the internet,
+ * signed), the docs, and the partner portal. Nothing else (no /metrics, no probes).
+ */
 export const publicPaths: Array<{ path: string; pathType: 'Prefix' | 'Exact' }> = [
   { path: '/api/v1', pathType: 'Prefix' },
+  { path: '/supplier/v1/notifications', pathType: 'Exact' },
   { path: '/docs', pathType: 'Prefix' },
   { path: '/openapi.json', pathType: 'Exact' },
   { path: '/portal', pathType: 'Prefix' },

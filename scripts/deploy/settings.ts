@@ -140,6 +140,12 @@ const secretDocs: Record<SecretKey | 'DATABASE_URL' | 'SMTP_URL', SecretDoc> = {
     create: '"$(openssl rand -base64 32)"',
     composeDefault: '${DATA_ENCRYPTION_KEY:-ZGV2LW9ubHktZGF0YS1rZXktbm90LWZvci1wcm9kISE=}',
   },
+  SUPPLIER_CALLBACK_SECRET: {
+    doc: "the secret the supplier signs its notifications with (X-Supplier-Signature), at\n  # least 16 characters; the supplier is given the same value.",
+    example: 'CHANGE_ME',
+    create: '"$(openssl rand -hex 32)"',
+    composeDefault: '${SUPPLIER_CALLBACK_SECRET:-dev-supplier-callback-secret-not-for-production}',
+  },
   SMTP_URL: {
     doc: 'smtp://user:password@host:port of the outbound relay.',
     example: 'smtp://user:CHANGE_ME@smtp.example.com:587',

@@ -10,13 +10,24 @@ const schema = z.object({
   PLATFORM_NAMESPACE: commonEnv.PLATFORM_NAMESPACE,
   PORT: commonEnv.port(defaultPorts.gateway!.http!),
   ADMIN_PORT: commonEnv.port(defaultPorts.gateway!.admin!),
+  /** The supplier simulator's port (its supplier API and its control API, contract §13). */
+  SUPPLIER_SIM_PORT: commonEnv.port(defaultPorts['supplier-sim']!.http!),
   SMTP_URL: z.string().optional(),
   ADMIN_TOKEN: z.string().optional(),
 });
 
-/** What the launcher itself needs; every other variable passes through to the services untouched. */
+/**
+ * What the launcher itself needs; every other variable passes through to the
+ * services untouched (ORDER_CANCEL_WINDOW reaches orders, SUPPLIER_CALLBACK_SECRET
+ * the gateway and the simulator). The simulator's SUPPLIER_NOTIFICATION_URL
+ * follows PORT (services.ts `callback`).
+ */
 export function launcherConfig(env: NodeJS.ProcessEnv = process.env) {
   const config = loadConfig(schema, env);
-  const ports: Ports = { ...defaultPorts, gateway: { http: config.PORT, admin: config.ADMIN_PORT } };
+  const ports: Ports = {
+    ...defaultPorts,
+    gateway: { http: config.PORT, admin: config.ADMIN_PORT },
+    'supplier-sim': { ...defaultPorts['supplier-sim'], http: config.SUPPLIER_SIM_PORT },
+  };
   return { config, ports, env: { ...env, DATABASE_URL: config.DATABASE_URL, REDIS_URL: config.REDIS_URL, NATS_URL: config.NATS_URL } };
 }

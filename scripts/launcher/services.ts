@@ -25,9 +25,15 @@ export interface ServiceEntry {
   ports: Partial<Record<PortKind, number>>;
   needs: Dependency[];
   /** Secrets it reads (from var/secrets in development, a Secret in production). */
-  secrets?: Array<'ADMIN_TOKEN' | 'JWT_SECRET' | 'DATA_ENCRYPTION_KEY'>;
+  secrets?: Array<'ADMIN_TOKEN' | 'JWT_SECRET' | 'DATA_ENCRYPTION_KEY' | 'SUPPLIER_CALLBACK_SECRET'>;
   /** The variable other services find it by, when it is not `<NAME>_ADDR` of its gRPC port (the supplier's URL). */
   url?: { variable: string; port: PortKind };
+  /**
+   * An endpoint of this service that another one POSTs back to, handed over as
+   * a full URL: the gateway's `/supplier/v1/notifications`, which the supplier
+   * simulator calls (`SUPPLIER_NOTIFICATION_URL`). Unlike `url`, it is no third party.
+   */
+  callback?: { variable: string; port: PortKind; path: string };
   /** Reached from outside the platform (published ports in compose, a Service of type LoadBalancer/Ingress in Kubernetes). */
   public?: PortKind[];
   /** Starts once every other service is ready (the gateway, so its first request finds them up). */
@@ -40,14 +46,21 @@ export const services: readonly ServiceEntry[] = [
   { name: 'mailer', ports: { health: 9093 }, needs: ['postgres', 'nats', 'smtp'], secrets: ['DATA_ENCRYPTION_KEY'] },
   { name: 'wallet', ports: { grpc: 50053, health: 9094 }, needs: ['postgres', 'nats'] },
   { name: 'orders', ports: { grpc: 50054, health: 9095 }, needs: ['postgres', 'nats'] },
-  { name: 'provisioning', ports: { health: 9096 }, needs: ['postgres', 'nats'] },
+  { name: 'provisioning', ports: { grpc: 50056, health: 9096 }, needs: ['postgres', 'nats'] },
   { name: 'webhooks', ports: { grpc: 50055, health: 9098 }, needs: ['postgres', 'nats'], secrets: ['DATA_ENCRYPTION_KEY'] },
-  { name: 'supplier-sim', ports: { http: 8090, health: 9097 }, needs: [], url: { variable: 'SUPPLIER_URL', port: 'http' } },
+  {
+    name: 'supplier-sim',
+    ports: { http: 8090, health: 9097 },
+    needs: [],
+    secrets: ['SUPPLIER_CALLBACK_SECRET'],
+    url: { variable: 'SUPPLIER_URL', port: 'http' },
+  },
   {
     name: 'gateway',
     ports: { http: 8080, admin: 8081 },
     needs: ['redis', 'nats'],
-    secrets: ['ADMIN_TOKEN', 'JWT_SECRET'],
+    secrets: ['ADMIN_TOKEN', 'JWT_SECRET', 'SUPPLIER_CALLBACK_SECRET'],
+    callback: { variable: 'SUPPLIER_NOTIFICATION_URL', port: 'http', path: '/supplier/v1/notifications' },
     public: ['http', 'admin'],
     last: true,
   },
@@ -79,6 +92,8 @@ export function addressEnv(ports: Ports, host: (name: string) => string = () => 
     const own = ports[entry.name] ?? {};
     if (own.grpc !== undefined) env[`${constantCase(entry.name)}_ADDR`] = `${host(entry.name)}:${own.grpc}`;
     if (entry.url && own[entry.url.port] !== undefined) env[entry.url.variable] = `http://${host(entry.name)}:${own[entry.url.port]}`;
+    const callback = entry.callback;
+    if (callback && own[callback.port] !== undefined) env[callback.variable] = `http://${host(entry.name)}:${own[callback.port]}${callback.path}`;
   }
   return env;
 }

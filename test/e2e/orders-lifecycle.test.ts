@@ -43,11 +43,13 @@ describe('provisioning', () => {
     expect(order.status).toBe('provisioned');
     expect(order.failureReason).toBeNull();
     const { esim } = order;
-    expect(Object.keys(esim).sort()).toEqual(['activationCode', 'iccid', 'matchingId', 'qrCode', 'smdpAddress']);
+    expect(Object.keys(esim).sort()).toEqual(['activationCode', 'appleInstallUrl', 'iccid', 'matchingId', 'qrCode', 'smdpAddress']);
     expect(esim.iccid).toMatch(/^89\d{16,20}$/);
     expect(esim.activationCode).toBe(`LPA:1$${esim.smdpAddress}$${esim.matchingId}`);
     expect(esim.activationCode).toMatch(/^LPA:1\$[^$]+\$[^$]+$/);
     expect(decodeQr(esim.qrCode)).toBe(esim.activationCode);
+    expect(esim.appleInstallUrl).toBe(`https://esimsetup.apple.com/esim_qrcode_provisioning?carddata=${encodeURIComponent(esim.activationCode)}`);
+    expect(order).toMatchObject({ kind: 'esim', iccid: esim.iccid });
     expect(order.updatedAt >= order.createdAt).toBe(true);
   });
 

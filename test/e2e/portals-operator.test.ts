@@ -90,7 +90,7 @@ describe('the operator console’s partner actions', () => {
     await notice(page, 'is now approved.');
     await portal.page.reload();
     await portal.page.getByRole('link', { name: 'Catalog' }).waitFor();
-    expect(await portal.page.getByRole('navigation', { name: 'Sections' }).getByRole('link').allInnerTexts()).toEqual(['Account', 'Catalog', 'Wallet', 'Orders', 'Webhooks']);
+    expect(await portal.page.getByRole('navigation', { name: 'Sections' }).getByRole('link').allInnerTexts()).toEqual(['Account', 'Catalog', 'Wallet', 'Orders', 'eSIMs', 'Webhooks']);
   });
 
   it('when the operator cancels a confirmation, then nothing is sent', async () => {

@@ -80,7 +80,7 @@ describe('a partner and an operator, through the portal and the console', () => 
     await portal.page.reload();
     await shows(portal.page.getByRole('table', { name: 'API keys' }), `sk_live_${partner.prefix}_`);
     const sections = await portal.page.getByRole('navigation', { name: 'Sections' }).getByRole('link').allInnerTexts();
-    expect(sections).toEqual(['Account', 'Catalog', 'Wallet', 'Orders', 'Webhooks']);
+    expect(sections).toEqual(['Account', 'Catalog', 'Wallet', 'Orders', 'eSIMs', 'Webhooks']);
     await shows(portal.page.locator('dl.facts'), 'Premium');
     await expectHealthy(portal, 'the approved portal');
     await screenshot(portal.page, 'portal-approved');
@@ -231,6 +231,7 @@ describe('a partner and an operator, through the portal and the console', () => 
       [portal, '#/catalog?country=FR', 'Catalog'],
       [portal, '#/wallet', 'Wallet'],
       [portal, '#/orders', 'Orders'],
+      [portal, '#/esims', 'eSIMs'],
       [portal, '#/webhooks', 'Webhook deliveries'],
       [operator, '#/applications', 'Pending applications'],
       [operator, '#/partners', 'Partners'],

@@ -6,6 +6,7 @@ import type { PartnerWithKeys } from '../shared/types.js';
 import { Loading, ProblemAlert } from '../shared/ui.js';
 import { AccountPage } from './pages/Account.js';
 import { CatalogPage } from './pages/Catalog.js';
+import { EsimsPage } from './pages/Esims.js';
 import { LoginPage } from './pages/Login.js';
 import { OrderDetailPage } from './pages/OrderDetail.js';
 import { OrdersPage } from './pages/Orders.js';
@@ -21,6 +22,7 @@ const approvedTabs: Tab[] = [
   { id: 'catalog', label: 'Catalog' },
   { id: 'wallet', label: 'Wallet' },
   { id: 'orders', label: 'Orders' },
+  { id: 'esims', label: 'eSIMs' },
   { id: 'webhooks', label: 'Webhooks' },
 ];
 
@@ -87,6 +89,8 @@ export function App() {
         return <WalletPage api={api} route={route} />;
       case 'orders':
         return route.parts[1] ? <OrderDetailPage api={api} orderId={route.parts[1]} /> : <OrdersPage api={api} route={route} />;
+      case 'esims':
+        return <EsimsPage api={api} route={route} />;
       case 'webhooks':
         return <WebhooksPage api={api} route={route} />;
       default:

@@ -8,6 +8,7 @@ import type { auditEntry } from '../../services/gateway/src/routes/admin/audit.j
 import type { walletCredit } from '../../services/gateway/src/routes/admin/wallet.js';
 import type { loginResponse } from '../../services/gateway/src/routes/public/login.js';
 import type { paginationSchema, problemSchema } from '../../services/gateway/src/http/schemas.js';
+import type { adminEsimView, bundleView, esimStateView } from '../../services/gateway/src/views/esims.js';
 import type { adminOrderView, orderView } from '../../services/gateway/src/views/orders.js';
 import type { adminPartnerView, apiKeyView, partnerView, partnerWithKeysView } from '../../services/gateway/src/views/partners.js';
 import type { adminPlanView, planView } from '../../services/gateway/src/views/plans.js';
@@ -31,6 +32,10 @@ export type Wallet = z.output<typeof walletView>;
 export type LedgerEntry = z.output<typeof ledgerEntryView>;
 export type Order = z.output<typeof orderView>;
 export type AdminOrder = z.output<typeof adminOrderView>;
+/** §13: an eSIM's state, use and bundles. */
+export type Esim = z.output<typeof esimStateView>;
+export type AdminEsim = z.output<typeof adminEsimView>;
+export type Bundle = z.output<typeof bundleView>;
 export type WebhookDelivery = z.output<typeof webhookDeliveryView>;
 export type AdminWebhookDelivery = z.output<typeof adminWebhookDeliveryView>;
 export type AuditEntry = z.output<typeof auditEntry>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ledgerEntryTypes, orderStatuses } from '@esim/vocabulary';
+import { bundleStatuses, esimStatuses, ledgerEntryTypes, orderKinds, orderStatuses } from '@esim/vocabulary';
 
 /**
  * Every event that crosses a service boundary, declared once: its subject
@@ -43,6 +43,8 @@ const currency = z.string().regex(/^[A-Z]{3}$/);
 export const partnerOrderView = z.object({
   id: z.string(),
   clientRequestId: z.string(),
+  kind: z.enum(orderKinds),
+  iccid: z.string().nullable(),
   planId: z.string(),
   planName: z.string(),
   status: z.enum(orderStatuses),
@@ -51,9 +53,39 @@ export const partnerOrderView = z.object({
   email: z.string(),
   phoneNumber: z.string(),
   esim: z
-    .object({ iccid: z.string(), smdpAddress: z.string(), matchingId: z.string(), activationCode: z.string() })
+    .object({ iccid: z.string(), smdpAddress: z.string(), matchingId: z.string(), activationCode: z.string(), appleInstallUrl: z.string() })
     .nullable(),
   failureReason: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+/** One bundle of an eSIM as partners see it (contract §13). */
+export const partnerBundleView = z.object({
+  orderId: z.string(),
+  planId: z.string(),
+  planName: z.string(),
+  dataMb: z.number().int(),
+  dataUsedMb: z.number().int(),
+  validityDays: z.number().int(),
+  status: z.enum(bundleStatuses),
+  activatedAt: z.string().nullable(),
+  expiresAt: z.string().nullable(),
+});
+
+/** The eSIM as partners see it (contract §13). */
+export const partnerEsimView = z.object({
+  iccid: z.string(),
+  orderId: z.string(),
+  status: z.enum(esimStatuses),
+  smdpAddress: z.string(),
+  matchingId: z.string(),
+  activationCode: z.string(),
+  appleInstallUrl: z.string(),
+  countries: z.array(z.string()),
+  region: z.string().nullable(),
+  usage: z.object({ dataTotalMb: z.number().int(), dataUsedMb: z.number().int(), dataRemainingMb: z.number().int(), updatedAt: z.string() }),
+  bundles: z.array(partnerBundleView),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -96,6 +128,30 @@ export const partnerNotification = z.discriminatedUnion('type', [
     payload: z.object({ ledgerEntry: ledgerEntryView, walletBalance: money }),
   }),
   z.object({ partnerId: z.string(), type: z.literal('webhook.test'), orderId: z.null(), payload: z.object({ message: z.string() }) }),
+  /*
+   * eSIM events carry the eSIM's first order id as orderId: the webhooks
+   * service delivers one orderId's events in order, which is what "per eSIM,
+   * in the order they happened" (§9) needs.
+   */
+  z.object({ partnerId: z.string(), type: z.literal('esim.installed'), orderId: z.string(), payload: z.object({ esim: partnerEsimView }) }),
+  z.object({
+    partnerId: z.string(),
+    type: z.literal('esim.usage_threshold'),
+    orderId: z.string(),
+    payload: z.object({ esim: partnerEsimView, bundle: partnerBundleView, threshold: z.union([z.literal(80), z.literal(100)]) }),
+  }),
+  z.object({
+    partnerId: z.string(),
+    type: z.literal('esim.bundle_expired'),
+    orderId: z.string(),
+    payload: z.object({ esim: partnerEsimView, bundle: partnerBundleView }),
+  }),
+  z.object({
+    partnerId: z.string(),
+    type: z.literal('order.cancelled'),
+    orderId: z.string(),
+    payload: z.object({ order: partnerOrderView, refundedAmount: money }),
+  }),
 ]);
 export type PartnerNotification = z.output<typeof partnerNotification>;
 
@@ -131,10 +187,26 @@ export const events = {
     stream: 'CATALOG',
     data: z.object({ planId: z.string(), active: z.boolean() }),
   },
-  /** The wallet reserved (debited) the price: provisioning may start. */
+  /**
+   * The wallet reserved (debited) the price: provisioning may start. A
+   * top-up (kind 'topup') adds a bundle to the eSIM `iccid` instead of
+   * issuing one; dataMb/validityDays size the bundle at the supplier.
+   * Defaults keep events published before top-ups existed readable.
+   */
   'orders.order.paid': {
     stream: 'ORDERS',
-    data: z.object({ orderId: z.string(), partnerId: z.string(), planId: z.string(), supplierSku: z.string(), price: money, currency }),
+    data: z.object({
+      orderId: z.string(),
+      partnerId: z.string(),
+      planId: z.string(),
+      supplierSku: z.string(),
+      price: money,
+      currency,
+      kind: z.enum(orderKinds).default('esim'),
+      iccid: z.string().nullable().default(null),
+      dataMb: z.number().int().positive().optional(),
+      validityDays: z.number().int().positive().optional(),
+    }),
   },
   /** The eSIM is stored on the order: the wallet captures the reservation. */
   'orders.order.provisioned': {

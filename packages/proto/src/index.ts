@@ -3,5 +3,6 @@ export * from './gen/common/v1/common_pb.js';
 export * as catalogV1 from './gen/catalog/v1/catalog_pb.js';
 export * as ordersV1 from './gen/orders/v1/orders_pb.js';
 export * as partnersV1 from './gen/partners/v1/partners_pb.js';
+export * as provisioningV1 from './gen/provisioning/v1/provisioning_pb.js';
 export * as walletV1 from './gen/wallet/v1/wallet_pb.js';
 export * as webhooksV1 from './gen/webhooks/v1/webhooks_pb.js';

@@ -97,7 +97,7 @@ describe('createTestInfra', () => {
   it('when an event is published twice under its id, then JetStream keeps one; under a new msgId, then it is delivered again', async () => {
     const infra = await createTestInfra('testing');
     try {
-      const first = await infra.publish('orders.order.paid', { orderId: 'ord_1', partnerId: 'ptn_1', planId: 'plan_1', supplierSku: 'SKU', price: 750, currency: 'USD' });
+      const first = await infra.publish('orders.order.paid', { orderId: 'ord_1', partnerId: 'ptn_1', planId: 'plan_1', supplierSku: 'SKU', price: 750, currency: 'USD', kind: 'esim', iccid: null });
       expect(first).toMatchObject({ type: 'orders.order.paid', data: { orderId: 'ord_1' } });
       expect(first.id).toMatch(/^evt_/);
       const data = first.data;

@@ -16,9 +16,25 @@ export type Scope = (typeof scopes)[number];
 export const partnerStatuses = ['pending', 'approved', 'rejected', 'suspended'] as const;
 export type PartnerStatus = (typeof partnerStatuses)[number];
 
-/** Order states (contract §7): processing → provisioned | failed. */
-export const orderStatuses = ['processing', 'provisioned', 'failed'] as const;
+/** Order states (contract §7, §13): processing → provisioned | failed; provisioned → cancelled. */
+export const orderStatuses = ['processing', 'provisioned', 'failed', 'cancelled'] as const;
 export type OrderStatus = (typeof orderStatuses)[number];
+
+/** Order kinds (contract §7, §13): a new eSIM, or a bundle added to an existing one. */
+export const orderKinds = ['esim', 'topup'] as const;
+export type OrderKind = (typeof orderKinds)[number];
+
+/** eSIM states (contract §13): released → installed; cancelled with its first order. */
+export const esimStatuses = ['released', 'installed', 'cancelled'] as const;
+export type EsimStatus = (typeof esimStatuses)[number];
+
+/** Bundle states (contract §13): queued → active → depleted | expired; cancelled. */
+export const bundleStatuses = ['queued', 'active', 'depleted', 'expired', 'cancelled'] as const;
+export type BundleStatus = (typeof bundleStatuses)[number];
+
+/** The supplier's notification types (contract §13). */
+export const supplierNotificationTypes = ['esim.installed', 'bundle.usage', 'bundle.expired'] as const;
+export type SupplierNotificationType = (typeof supplierNotificationTypes)[number];
 
 /** Wallet ledger entry types (contract §6) and the sign each amount carries. */
 export const ledgerEntryTypes = ['topup', 'order_debit', 'refund', 'adjustment'] as const;
@@ -33,7 +49,17 @@ export const deliveryStatuses = ['pending', 'succeeded', 'failed', 'no_endpoint'
 export type DeliveryStatus = (typeof deliveryStatuses)[number];
 
 /** Partner-facing event types (contract §9). */
-export const partnerEventTypes = ['payment.paid', 'provision.provisioned', 'provision.failed', 'wallet.credited', 'webhook.test'] as const;
+export const partnerEventTypes = [
+  'payment.paid',
+  'provision.provisioned',
+  'provision.failed',
+  'wallet.credited',
+  'webhook.test',
+  'esim.installed',
+  'esim.usage_threshold',
+  'esim.bundle_expired',
+  'order.cancelled',
+] as const;
 export type PartnerEventType = (typeof partnerEventTypes)[number];
 
 /** Narrows a caller's string to a vocabulary; the one membership check every service uses. */

@@ -35,6 +35,23 @@ function expectPartnerOrder(plans: catalogV1.PartnerPlan[]): void {
 }
 
 describe('ListPlans', () => {
+  it('when coversAll lists countries, then exactly the active plans covering every one of them are listed, in partner order', async () => {
+    const all = await listAll('');
+    const expected = all.filter((plan) => plan.countries.includes('FR') && plan.countries.includes('DE')).map((plan) => plan.id);
+    const response = await client.listPlans({ country: '', tier: 'standard', coversAll: ['fr', 'DE'], page: { page: 1, limit: 100 } });
+    expect(expected.length).toBeGreaterThan(0);
+    expect(response.plans.map((plan) => plan.id)).toEqual(expected);
+    expect(response.total).toBe(expected.length);
+    expect(response.plans.some((plan) => plan.countries.length === 1)).toBe(false);
+  });
+
+  it('when coversAll holds something that is not a country code, then it is a VALIDATION_ERROR naming the entry', async () => {
+    await expect(client.listPlans({ country: '', tier: 'standard', coversAll: ['FR', 'XX'] })).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+      errors: [{ path: 'coversAll.1' }],
+    });
+  });
+
   it('when a country is given, then only active plans covering it are listed, local ones first, then by price', async () => {
     const plans = await listAll('FR');
     expect(plans.every((plan) => plan.countries.includes('FR'))).toBe(true);

@@ -24,6 +24,15 @@ describe('GetPlanPrice', () => {
     }
   });
 
+  it('when a plan is priced, then its countries, region, data and validity come with the price (a top-up is checked against them)', async () => {
+    const { plans } = await client.listPlans({ country: 'FR', tier: 'standard', page: { page: 1, limit: 100 } });
+    for (const plan of [plans[0]!, plans.find((p) => p.region)!]) {
+      const price = await client.getPlanPrice({ planId: plan.id, tier: 'standard' });
+      expect(price).toMatchObject({ countries: plan.countries, dataMb: plan.dataMb, validityDays: plan.validityDays });
+      expect(price.region).toBe(plan.region);
+    }
+  });
+
   it('when the plan id is unknown or malformed, then it is PLAN_NOT_AVAILABLE', async () => {
     for (const planId of ['plan_01jgfjjz0a1rdj6z43ynhpn7zz', 'plan_nope', '', 'ptn_01jgfjjz0a1rdj6z43ynhpn79y']) {
       await expect(client.getPlanPrice({ planId, tier: 'standard' }), planId).rejects.toMatchObject({ code: 'PLAN_NOT_AVAILABLE' });

@@ -19,6 +19,7 @@ import { adminComponents, publicComponents } from './http/components.js';
 import { createApp } from './http/createApp.js';
 import { serveWebApp } from './http/staticApps.js';
 import { adminAuditRoute } from './routes/admin/audit.js';
+import { adminEsimRoutes } from './routes/admin/esims.js';
 import { adminKeyRoutes } from './routes/admin/keys.js';
 import { adminOrderRoutes } from './routes/admin/orders.js';
 import { adminPartnerRoutes } from './routes/admin/partners.js';
@@ -27,12 +28,14 @@ import { adminWalletRoutes } from './routes/admin/wallet.js';
 import { adminWebhookDeliveryRoutes } from './routes/admin/webhookDeliveries.js';
 import { partnerDoors } from './routes/partnerDoors.js';
 import { catalogRoute } from './routes/public/catalog.js';
+import { esimRoutes } from './routes/public/esims.js';
 import { loginRoute } from './routes/public/login.js';
 import { meRoutes } from './routes/public/me.js';
 import { orderRoutes } from './routes/public/orders.js';
 import { registerRoute } from './routes/public/register.js';
 import { walletRoutes } from './routes/public/wallet.js';
 import { webhookRoutes } from './routes/public/webhooks.js';
+import { supplierNotificationRoute } from './routes/supplier/notifications.js';
 
 export interface Gateway {
   publicApp: FastifyInstance;
@@ -103,16 +106,28 @@ export async function buildGateway({ config, logger, nc, ns: subjects, consume, 
       apiKey: { type: 'http', scheme: 'bearer', description: 'API key `sk_live_<prefix>_<secret>`' },
       apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
       portalToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Portal token from POST /partner/login' },
+      supplierSignature: {
+        type: 'apiKey',
+        in: 'header',
+        name: 'X-Supplier-Signature',
+        description: 'The supplier only: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>"> keyed with SUPPLIER_CALLBACK_SECRET',
+      },
     },
   });
+  // The supplier's notifications, at the root (the path a supplier is given, §13), each in a scope of its own
+  // (it parses its body itself); the same handler under /api/v1 for a supplier configured with the API's prefix.
+  const notifications = { orders, secret: config.SUPPLIER_CALLBACK_SECRET };
+  await publicApp.register(async (scope) => supplierNotificationRoute(scope, notifications));
+  await publicApp.register(async (scope) => supplierNotificationRoute(scope, { ...notifications, hidden: true }), { prefix: '/api/v1' });
   await publicApp.register(
     async (api) => {
       registerRoute(api, { partners, registerLimit: new RateLimit(redis, `${ns}:gateway:rl:register`, config.REGISTER_RATE_LIMIT), allowInsecureWebhookUrls });
       loginRoute(api, { partners, tokens, loginFailures: new RateLimit(redis, `${ns}:gateway:rl:login`, config.LOGIN_FAILURE_LIMIT) });
       meRoutes(api, { partners, portalToken, allowInsecureWebhookUrls });
-      catalogRoute(api, { catalog, doors, rendered: renderedCatalog });
+      catalogRoute(api, { catalog, orders, doors, rendered: renderedCatalog });
       walletRoutes(api, { wallet, doors });
       orderRoutes(api, { orders, doors });
+      esimRoutes(api, { orders, doors });
       webhookRoutes(api, { webhooks, doors });
     },
     { prefix: '/api/v1' },
@@ -142,6 +157,7 @@ export async function buildGateway({ config, logger, nc, ns: subjects, consume, 
       adminPlanRoutes(admin, { catalog: announcingPlanWrites(catalog, { ...renderedCatalog, logger }) });
       adminWalletRoutes(admin, { partners, wallet });
       adminOrderRoutes(admin, { orders });
+      adminEsimRoutes(admin, { orders });
       adminWebhookDeliveryRoutes(admin, { webhooks });
     },
     { prefix: '/admin/v1' },

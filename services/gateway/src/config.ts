@@ -62,6 +62,8 @@ const schema = z
     ADMIN_TOKEN: z.string().min(24, 'must be at least 24 characters'),
     JWT_SECRET: z.base64().refine((v) => Buffer.from(v, 'base64').length >= 32, 'must be base64 of at least 32 bytes'),
     JWT_ISSUER: z.string().default('esim-platform'),
+    /** Verifies the supplier's X-Supplier-Signature on /supplier/v1/notifications (contract §13). */
+    SUPPLIER_CALLBACK_SECRET: z.string().min(16, 'must be at least 16 characters'),
     RATE_LIMIT_PER_KEY: rateLimit.default({ points: 100, durationMs: 1_000 }),
     REGISTER_RATE_LIMIT: rateLimit.default({ points: 20, durationMs: 3_600_000 }),
     LOGIN_FAILURE_LIMIT: rateLimit.default({ points: 10, durationMs: 900_000 }),
@@ -80,6 +82,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     withDevSecrets(env, {
       ADMIN_TOKEN: () => `adm_${randomBytes(24).toString('base64url')}`,
       JWT_SECRET: () => randomBytes(32).toString('base64'),
+      // The same file the simulator reads under npm start, so both sides share it.
+      SUPPLIER_CALLBACK_SECRET: () => randomBytes(32).toString('base64url'),
     }),
   );
 }

@@ -5,7 +5,12 @@ import { describe, expect, it } from 'vitest';
 import { readConfig } from '../src/config.js';
 import { createApp } from '../src/http/createApp.js';
 
-const secrets = { ADMIN_TOKEN: 'adm_0123456789abcdefghijklmnop', JWT_SECRET: Buffer.alloc(32, 7).toString('base64'), NODE_ENV: 'production' };
+const secrets = {
+  ADMIN_TOKEN: 'adm_0123456789abcdefghijklmnop',
+  JWT_SECRET: Buffer.alloc(32, 7).toString('base64'),
+  SUPPLIER_CALLBACK_SECRET: 'supplier-callback-secret-0123456789',
+  NODE_ENV: 'production',
+};
 
 async function app(trustProxy: boolean | number | string[], lines: string[] = []) {
   const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });

@@ -113,6 +113,10 @@ describe('a backend that is down', () => {
       const answer = await asAdmin(`/orders/${id}`);
       expect({ status: answer.status, code: answer.body.code }).toEqual({ status: 404, code: 'ORDER_NOT_FOUND' });
     }
+    for (const iccid of ['nonsense', '123', '8'.repeat(23), '8933000000000000001x']) {
+      const answer = await asAdmin(`/esims/${iccid}`);
+      expect({ status: answer.status, code: answer.body.code }).toEqual({ status: 404, code: 'ESIM_NOT_FOUND' });
+    }
     const wallet = await asAdmin('/partners/nonsense/wallet/topups', { method: 'POST', body: JSON.stringify({ amount: 1, reference: 'r' }) });
     expect({ status: wallet.status, code: wallet.body.code }).toEqual({ status: 404, code: 'PARTNER_NOT_FOUND' });
   });
@@ -136,12 +140,23 @@ describe('the OpenAPI documents', () => {
 
   it('when the public document is read, then every money route lists each status it can answer, and the order view has exactly the §7 fields', async () => {
     const doc = (await get(`${publicUrl}/openapi.json`)).body;
-    expect(statuses(doc, '/api/v1/partner/orders', 'post')).toEqual(['200', '201', '400', '401', '402', '403', '409', '413', '415', '422', '429', '503']);
+    expect(statuses(doc, '/api/v1/partner/orders', 'post')).toEqual(['200', '201', '400', '401', '402', '403', '404', '409', '413', '415', '422', '429', '503']);
+    expect(statuses(doc, '/api/v1/partner/orders/{orderId}/cancel', 'post')).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '429', '503']);
+    expect(statuses(doc, '/api/v1/partner/esims', 'get')).toEqual(['200', '400', '401', '403', '429', '503']);
+    expect(statuses(doc, '/api/v1/partner/esims/{iccid}', 'get')).toEqual(['200', '400', '401', '403', '404', '429', '503']);
+    expect(statuses(doc, '/api/v1/partner/me/esims/{iccid}', 'get')).toEqual(['200', '400', '401', '403', '404', '503']);
+    expect(statuses(doc, '/api/v1/partner/catalog', 'get')).toEqual(['200', '400', '401', '403', '404', '429', '503']);
+    expect(statuses(doc, '/supplier/v1/notifications', 'post')).toEqual(['200', '202', '400', '401', '413', '415', '503']);
+    expect(doc.paths['/supplier/v1/notifications'].post.tags).toEqual(['Supplier']);
     expect(statuses(doc, '/api/v1/partner/orders/{orderId}', 'get')).toEqual(['200', '400', '401', '403', '404', '429', '503']);
     expect(statuses(doc, '/api/v1/partner/me/orders/{orderId}', 'get')).toEqual(['200', '400', '401', '403', '404', '503']);
     expect(statuses(doc, '/api/v1/partner/wallet/ledger', 'get')).toEqual(['200', '400', '401', '403', '429', '503']);
     expect(Object.keys(doc.components.schemas.Order.properties).sort()).toEqual(
-      ['clientRequestId', 'createdAt', 'currency', 'email', 'esim', 'failureReason', 'id', 'phoneNumber', 'planId', 'planName', 'price', 'status', 'updatedAt'].sort(),
+      ['clientRequestId', 'kind', 'iccid', 'createdAt', 'currency', 'email', 'esim', 'failureReason', 'id', 'phoneNumber', 'planId', 'planName', 'price', 'status', 'updatedAt'].sort(),
+    );
+    expect(Object.keys(doc.components.schemas.OrderEsim.properties)).toContain('appleInstallUrl');
+    expect(Object.keys(doc.components.schemas.Esim.properties).sort()).toEqual(
+      ['iccid', 'orderId', 'status', 'smdpAddress', 'matchingId', 'activationCode', 'appleInstallUrl', 'countries', 'region', 'usage', 'bundles', 'createdAt', 'updatedAt'].sort(),
     );
     expect(JSON.stringify(doc)).not.toMatch(/supplierReference|supplierSku|floorPrice|AdminOrder/);
   });
@@ -151,6 +166,9 @@ describe('the OpenAPI documents', () => {
     expect(statuses(doc, '/admin/v1/partners/{id}/wallet/topups', 'post')).toEqual(['200', '201', '400', '401', '404', '413', '415', '503']);
     expect(statuses(doc, '/admin/v1/partners/{id}/wallet/adjustments', 'post')).toEqual(['201', '400', '401', '402', '404', '413', '415', '503']);
     expect(statuses(doc, '/admin/v1/orders/{id}', 'get')).toEqual(['200', '400', '401', '404', '503']);
+    expect(statuses(doc, '/admin/v1/esims', 'get')).toEqual(['200', '400', '401', '503']);
+    expect(statuses(doc, '/admin/v1/esims/{iccid}', 'get')).toEqual(['200', '400', '401', '404', '503']);
+    expect(doc.paths['/supplier/v1/notifications']).toBeUndefined();
     expect(Object.keys(doc.components.schemas.AdminOrder.properties)).toEqual(expect.arrayContaining(['partnerId', 'supplierReference']));
   });
 });

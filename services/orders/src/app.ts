@@ -2,15 +2,17 @@ import { fileURLToPath } from 'node:url';
 import { ordersV1 } from '@esim/proto';
 import { defineService, grpcBinding } from '@esim/service';
 import { catalogClient } from './clients/catalog.js';
+import { provisioningClient } from './clients/provisioning.js';
 import { walletClient } from './clients/wallet.js';
 import { readConfig } from './config.js';
 import type { OrdersDeps } from './domain/deps.js';
 import { startConsumers } from './events/consumers.js';
 import { ordersHandlers } from './grpc/handlers.js';
+import { startCancelSweeper } from './jobs/cancelSweeper.js';
 import { startPendingSweeper } from './jobs/pendingSweeper.js';
 import { schema } from './store/orderStore.js';
 
-/** Orders: creation (idempotent, paid through the wallet), the saga's later steps from events, reads. */
+/** Orders: creation (idempotent, paid through the wallet), the saga's later steps from events, eSIM state, cancellation, reads. */
 export const ordersService = defineService({
   name: 'orders',
   config: readConfig,
@@ -20,12 +22,15 @@ export const ordersService = defineService({
     const { config, logger, pool, own } = context;
     const catalog = catalogClient(config.CATALOG_ADDR);
     const wallet = walletClient(config.WALLET_ADDR);
-    const deps: OrdersDeps = { pool, catalog, wallet, currency: config.CURRENCY, logger };
+    const provisioning = provisioningClient(config.PROVISIONING_ADDR);
+    const deps: OrdersDeps = { pool, catalog, wallet, provisioning, cancelWindowMs: config.ORDER_CANCEL_WINDOW, currency: config.CURRENCY, logger };
     await startConsumers(context);
     // Owned things stop in this order, after the gRPC server has finished its calls: the sweeper's round, then the clients it uses.
     own('pending sweeper', startPendingSweeper(deps, { intervalMs: config.ORDERS_SWEEP_INTERVAL_MS, olderThanMs: config.ORDERS_SWEEP_AFTER_MS }));
+    own('cancel sweeper', startCancelSweeper(deps, { intervalMs: config.ORDERS_SWEEP_INTERVAL_MS, olderThanMs: config.ORDERS_CANCEL_SWEEP_AFTER_MS }));
     own('catalog client', { stop: () => catalog.close() });
     own('wallet client', { stop: () => wallet.close() });
+    own('provisioning client', { stop: () => provisioning.close() });
     return { grpc: [grpcBinding(ordersV1.OrdersService, ordersHandlers(deps))] };
   },
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commonEnv, loadConfig } from '@esim/config';
+import { commonEnv, durationMs, loadConfig } from '@esim/config';
 import { grpcAddress, serviceEnv } from '@esim/service';
 
 const schema = z.object({
@@ -9,6 +9,21 @@ const schema = z.object({
   CURRENCY: commonEnv.CURRENCY,
   CATALOG_ADDR: grpcAddress('127.0.0.1:50052'),
   WALLET_ADDR: grpcAddress('127.0.0.1:50053'),
+  PROVISIONING_ADDR: grpcAddress('127.0.0.1:50056'),
+  /** How long after provisioning an unused order can be cancelled (contract §13): `30d`, `12h`, `90m`, `30s`, `500ms`. */
+  ORDER_CANCEL_WINDOW: z
+    .string()
+    .default('30d')
+    .transform((text, context) => {
+      const ms = durationMs(text);
+      if (ms === undefined || ms <= 0) {
+        context.addIssue({ code: 'custom', message: 'must be a duration such as 30d, 12h, 90m or 30s' });
+        return z.NEVER;
+      }
+      return ms;
+    }),
+  /** Age at which a cancellation left half done (a crash between revoke and refund) is the cancel sweeper's to complete. */
+  ORDERS_CANCEL_SWEEP_AFTER_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(30_000),
   /** How often the sweeper looks for orders left `pending` (a crash or an outage between Reserve and commit). */
   ORDERS_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(5_000),
   /**

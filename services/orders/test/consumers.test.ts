@@ -3,7 +3,10 @@ import jsQR from 'jsqr';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '@esim/ids';
-import { createTestEnv, eventually, orderRequest, type OrdersClient, type TestEnv } from './support/testEnv.js';
+import { createTestEnv, esimFor as supportEsimFor, eventually, orderRequest, type OrdersClient, type TestEnv } from './support/testEnv.js';
+import { ordersV1 } from '@esim/proto';
+
+const S = ordersV1.OrderStatus;
 
 let env: TestEnv;
 let client: OrdersClient;
@@ -23,18 +26,10 @@ async function paidOrder() {
 }
 
 function esimFor(orderId: string) {
-  const matchingId = `MATCH-${orderId.slice(-8).toUpperCase()}`;
-  return {
-    orderId,
-    supplierReference: `SUP-${orderId.slice(-6)}`,
-    iccid: '8933150319000012345',
-    smdpAddress: 'smdp.example.com',
-    matchingId,
-    activationCode: `LPA:1$smdp.example.com$${matchingId}`,
-  };
+  return { ...supportEsimFor(orderId), supplierReference: `SUP-${orderId.slice(-6)}` };
 }
 
-const statusIs = (id: string, partnerId: string, status: string) => async () => (await client.getOrder({ id, partnerId })).status === status;
+const statusIs = (id: string, partnerId: string, status: ordersV1.OrderStatus) => async () => (await client.getOrder({ id, partnerId })).status === status;
 
 function decodeQr(dataUrl: string): string | undefined {
   const [prefix, base64] = dataUrl.split(',');
@@ -48,7 +43,7 @@ describe('provisioning.succeeded', () => {
     const order = await paidOrder();
     const esim = esimFor(order.id);
     await env.publish('provisioning.succeeded', esim);
-    expect(await eventually(statusIs(order.id, order.partnerId, 'provisioned'))).toBe(true);
+    expect(await eventually(statusIs(order.id, order.partnerId, S.PROVISIONED))).toBe(true);
 
     const provisioned = await client.getOrder({ id: order.id, partnerId: order.partnerId });
     expect(provisioned.supplierReference).toBe(esim.supplierReference);
@@ -72,6 +67,8 @@ describe('provisioning.succeeded', () => {
         order: {
           id: order.id,
           clientRequestId: order.clientRequestId,
+          kind: 'esim',
+          iccid: esim.iccid,
           planId: plan.id,
           planName: plan.name,
           status: 'provisioned',
@@ -79,7 +76,13 @@ describe('provisioning.succeeded', () => {
           currency: 'USD',
           email: order.email,
           phoneNumber: order.phoneNumber,
-          esim: { iccid: esim.iccid, smdpAddress: esim.smdpAddress, matchingId: esim.matchingId, activationCode: esim.activationCode },
+          esim: {
+            iccid: esim.iccid,
+            smdpAddress: esim.smdpAddress,
+            matchingId: esim.matchingId,
+            activationCode: esim.activationCode,
+            appleInstallUrl: `https://esimsetup.apple.com/esim_qrcode_provisioning?carddata=${encodeURIComponent(esim.activationCode)}`,
+          },
           failureReason: null,
           createdAt: provisioned.createdAt,
           updatedAt: provisioned.updatedAt,
@@ -90,26 +93,27 @@ describe('provisioning.succeeded', () => {
 
   it('when the same event is redelivered, or the outcome reported again under a new id, then nothing is written twice', async () => {
     const order = await paidOrder();
-    const eventId = await env.publish('provisioning.succeeded', esimFor(order.id));
-    expect(await eventually(statusIs(order.id, order.partnerId, 'provisioned'))).toBe(true);
+    const esim = esimFor(order.id);
+    const eventId = await env.publish('provisioning.succeeded', esim);
+    expect(await eventually(statusIs(order.id, order.partnerId, S.PROVISIONED))).toBe(true);
     const before = await env.outboxFor(order.id);
 
-    await env.publish('provisioning.succeeded', esimFor(order.id), { id: eventId, msgId: newId('evt') });
+    await env.publish('provisioning.succeeded', esim, { id: eventId, msgId: newId('evt') });
     await env.publish('provisioning.succeeded', { ...esimFor(order.id), iccid: '8933150319000099999' });
     // The consumer applies events in order: once a later order is provisioned, both repeats were handled.
     const sentinel = await paidOrder();
     await env.publish('provisioning.succeeded', esimFor(sentinel.id));
-    expect(await eventually(statusIs(sentinel.id, sentinel.partnerId, 'provisioned'))).toBe(true);
+    expect(await eventually(statusIs(sentinel.id, sentinel.partnerId, S.PROVISIONED))).toBe(true);
 
     expect(await env.outboxFor(order.id)).toEqual(before);
-    expect((await client.getOrder({ id: order.id, partnerId: order.partnerId })).esim?.iccid).toBe('8933150319000012345');
+    expect((await client.getOrder({ id: order.id, partnerId: order.partnerId })).esim?.iccid).toBe(esim.iccid);
   });
 
   it('when the event names an unknown order, then it is dropped and later events still flow', async () => {
     await env.publish('provisioning.succeeded', esimFor(newId('ord')));
     const order = await paidOrder();
     await env.publish('provisioning.succeeded', esimFor(order.id));
-    expect(await eventually(statusIs(order.id, order.partnerId, 'provisioned'))).toBe(true);
+    expect(await eventually(statusIs(order.id, order.partnerId, S.PROVISIONED))).toBe(true);
   });
 });
 
@@ -123,13 +127,13 @@ describe('provisioning.failed, then wallet.order.refunded', () => {
     const requested = (await env.outboxFor(order.id)).at(-1)!;
     expect(requested.payload.data).toEqual({ orderId: order.id, partnerId: order.partnerId, reason: 'Supplier rejected SKU' });
     const processing = await client.getOrder({ id: order.id, partnerId: order.partnerId });
-    expect(processing.status).toBe('processing');
+    expect(processing.status).toBe(S.PROCESSING);
     expect(processing.failureReason).toBeUndefined();
 
     await env.publish('wallet.order.refunded', { orderId: order.id, partnerId: order.partnerId, amount: price, ledgerEntryId: newId('led'), balanceAfter: 10_000 });
-    expect(await eventually(statusIs(order.id, order.partnerId, 'failed'))).toBe(true);
+    expect(await eventually(statusIs(order.id, order.partnerId, S.FAILED))).toBe(true);
     const failed = await client.getOrder({ id: order.id, partnerId: order.partnerId });
-    expect(failed).toMatchObject({ status: 'failed', failureReason: 'Supplier rejected SKU' });
+    expect(failed).toMatchObject({ status: S.FAILED, failureReason: 'Supplier rejected SKU' });
     expect(failed.esim).toBeUndefined();
 
     const events = await env.outboxFor(order.id);
@@ -162,7 +166,7 @@ describe('provisioning.failed, then wallet.order.refunded', () => {
     await env.publish('wallet.order.refunded', refund, { id: refunded, msgId: newId('evt') });
     await env.publish('wallet.order.refunded', refund);
     await env.publish('wallet.order.refunded', { ...refund, orderId: sentinel.id, partnerId: sentinel.partnerId });
-    expect(await eventually(statusIs(sentinel.id, sentinel.partnerId, 'failed'))).toBe(true);
+    expect(await eventually(statusIs(sentinel.id, sentinel.partnerId, S.FAILED))).toBe(true);
 
     expect((await env.outboxFor(order.id)).map((event) => event.subject)).toEqual([
       'orders.order.paid',
@@ -170,6 +174,6 @@ describe('provisioning.failed, then wallet.order.refunded', () => {
       'orders.order.provisioning_failed',
       'partner.notification',
     ]);
-    expect(await client.getOrder({ id: order.id, partnerId: order.partnerId })).toMatchObject({ status: 'failed', failureReason: 'first' });
+    expect(await client.getOrder({ id: order.id, partnerId: order.partnerId })).toMatchObject({ status: S.FAILED, failureReason: 'first' });
   });
 });

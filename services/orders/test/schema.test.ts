@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '@esim/postgres';
 import { createTestInfra, type TestInfra } from '@esim/testing';
-import { orderStatuses } from '@esim/vocabulary';
+import { bundleStatuses, esimStatuses, orderKinds, orderStatuses, supplierNotificationTypes } from '@esim/vocabulary';
 
 let infra: TestInfra;
 
@@ -20,5 +20,21 @@ describe('orders.orders status', () => {
     );
     const values = [...rows[0]!.definition.matchAll(/'([^']+)'::text/g)].map((match) => match[1]).sort();
     expect(values).toEqual(['pending', ...orderStatuses].sort());
+  });
+});
+
+describe('the §13 tables', () => {
+  it('when their CHECK constraints are read back, then they list exactly the vocabulary\'s kinds and states', async () => {
+    const listed = async (name: string) => {
+      const rows = await infra.query<{ definition: string }>(
+        `SELECT pg_get_constraintdef(oid) AS definition FROM pg_constraint WHERE conname = $1 AND connamespace = 'orders'::regnamespace`,
+        [name],
+      );
+      return [...rows[0]!.definition.matchAll(/'([^']+)'::text/g)].map((match) => match[1]).sort();
+    };
+    expect(await listed('orders_kind_check')).toEqual([...orderKinds].sort());
+    expect(await listed('esims_status_check')).toEqual([...esimStatuses].sort());
+    expect(await listed('bundles_status_check')).toEqual([...bundleStatuses].sort());
+    expect(await listed('supplier_notifications_type_check')).toEqual([...supplierNotificationTypes].sort());
   });
 });

@@ -6,6 +6,9 @@ import type { OrdersDeps } from '../src/domain/deps.js';
 import { settlePendingOrders } from '../src/domain/settlePendingOrders.js';
 import { createTestEnv, eventually, orderRequest, type OrdersClient, type TestEnv } from './support/testEnv.js';
 import type { ReserveMode } from './support/fakeWallet.js';
+import { ordersV1 } from '@esim/proto';
+
+const S = ordersV1.OrderStatus;
 
 let env: TestEnv;
 let client: OrdersClient;
@@ -22,7 +25,8 @@ beforeAll(async () => {
   ({ client } = await env.start({ ORDERS_SWEEP_INTERVAL_MS: '3600000' }));
   wallet = walletClient(env.wallet.address);
   const catalog = { getPlanPrice: () => Promise.reject(new Error('the sweeper never prices')), close: () => {} };
-  deps = { pool: env.pool, catalog, wallet, currency: 'USD', logger: createLogger('orders', 'silent') };
+  const provisioning = { revokeBundle: () => Promise.reject(new Error('the sweeper never revokes')), close: () => {} };
+  deps = { pool: env.pool, catalog, wallet, provisioning, cancelWindowMs: 86_400_000, currency: 'USD', logger: createLogger('orders', 'silent') };
   plan = await env.plan('ES');
   price = Number((await env.catalog.getPlanPrice({ planId: plan.id, tier: 'standard' })).price);
 });
@@ -65,7 +69,7 @@ describe('settlePendingOrders', () => {
     expect(events[1]!.payload.data).toMatchObject({ type: 'payment.paid', payload: { orderId: id, amount: price, walletBalance: 10_000 - price } });
 
     const replay = await client.createOrder(request);
-    expect(replay).toMatchObject({ replayed: true, walletBalance: BigInt(10_000 - price), order: { id, status: 'processing' } });
+    expect(replay).toMatchObject({ replayed: true, walletBalance: BigInt(10_000 - price), order: { id, status: S.PROCESSING } });
     expect(env.wallet.reserveCalls.filter((call) => call.orderId === id)).toHaveLength(1);
   });
 
@@ -77,7 +81,7 @@ describe('settlePendingOrders', () => {
     expect(await env.outboxFor(id)).toEqual([]);
 
     const created = await client.createOrder(request);
-    expect(created).toMatchObject({ replayed: false, order: { partnerId, status: 'processing' } });
+    expect(created).toMatchObject({ replayed: false, order: { partnerId, status: S.PROCESSING } });
     expect(created.order!.id).not.toBe(id);
   });
 

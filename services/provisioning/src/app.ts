@@ -1,13 +1,16 @@
 import { fileURLToPath } from 'node:url';
-import { defineService } from '@esim/service';
+import { provisioningV1 } from '@esim/proto';
+import { defineService, grpcBinding } from '@esim/service';
 import { readConfig } from './config.js';
 import { provisionOrder } from './domain/provisionOrder.js';
 import { retryPolicy } from './domain/retryPolicy.js';
+import { provisioningHandlers } from './grpc/handlers.js';
 import { createSupplierClient } from './supplier/supplierClient.js';
 
 /**
- * Turns each paid order into an eSIM from the supplier and publishes the
- * outcome. Readiness has no supplier check: a supplier outage must not take
+ * Turns each paid order into an eSIM (or, for a top-up, a bundle on one)
+ * from the supplier and publishes the outcome; answers RevokeBundle for the
+ * orders service's cancellations. Every supplier call is made here. Readiness has no supplier check: a supplier outage must not take
  * the worker out of service; its calls fail and are retried instead.
  */
 export const provisioningService = defineService({
@@ -29,6 +32,9 @@ export const provisioningService = defineService({
       provisionOrder({ supplier, pool, schema, retryWindowMs: policy.windowMs, logger }),
     );
     // The origin only: a URL may carry credentials.
-    return { facts: { supplier: new URL(config.SUPPLIER_URL).origin, retryWindowMs: policy.windowMs, maxDeliver: policy.maxDeliver } };
+    return {
+      grpc: [grpcBinding(provisioningV1.ProvisioningService, provisioningHandlers({ supplier, logger }))],
+      facts: { supplier: new URL(config.SUPPLIER_URL).origin, retryWindowMs: policy.windowMs, maxDeliver: policy.maxDeliver },
+    };
   },
 });

@@ -7,6 +7,8 @@ const ms = (min: number, max: number, fallback: number) => z.coerce.number().int
 const schema = z
   .object({
     ...serviceEnv(9096),
+    /** RevokeBundle (ProvisioningService), for the orders service's cancellations. */
+    GRPC_PORT: commonEnv.port(50056),
     DATABASE_URL: commonEnv.DATABASE_URL,
     /** The upstream supplier's base URL (the simulator in development). */
     SUPPLIER_URL: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).default('http://127.0.0.1:8090'),

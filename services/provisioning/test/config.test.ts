@@ -6,6 +6,7 @@ describe('provisioning config', () => {
   it('when nothing is set, then the documented defaults apply', () => {
     expect(readConfig({})).toMatchObject({
       HEALTH_PORT: 9096,
+      GRPC_PORT: 50056,
       SUPPLIER_URL: 'http://127.0.0.1:8090',
       SUPPLIER_TIMEOUT_MS: 10_000,
       PROVISIONING_RETRY_WINDOW_MS: 900_000,

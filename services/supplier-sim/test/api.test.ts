@@ -1,24 +1,10 @@
 // Protects the supplier simulator's HTTP contract (§8) as the provisioning worker relies on it: one eSIM per reference, FAIL- and FLAKY- SKUs, transient 503s, bounded and validated requests, and the configured delay.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type RunningService } from '@esim/service';
-import { createLogger } from '@esim/telemetry';
-import { supplierSimService } from '../src/app.js';
-import type { Config } from '../src/config.js';
 import { hasValidLuhn } from '../src/domain/esimIdentity.js';
+import { cleanUp, startSim, uniqueReference, type Sim } from './support/sim.js';
 
-const running: RunningService<Config>[] = [];
+let sim: Sim;
 let baseUrl: string;
-let counter = 0;
-const uniqueReference = () => `ord_test_${process.pid}_${++counter}`;
-
-async function startSim(env: Record<string, string> = {}): Promise<{ url: string; app: RunningService<Config> }> {
-  const app = await startService(supplierSimService, {
-    logger: createLogger('supplier-sim', 'silent'),
-    env: { NODE_ENV: 'test', PORT: '0', HEALTH_PORT: '0', HOST: '127.0.0.1', SUPPLIER_LATENCY_MS: '0', SUPPLIER_SMDP_ADDRESS: 'smdp.test.example', ...env },
-  });
-  running.push(app);
-  return { url: `http://127.0.0.1:${app.ports.http.api}`, app };
-}
 
 function order(body: unknown, url = baseUrl): Promise<Response> {
   return fetch(`${url}/v1/esims`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
@@ -28,11 +14,10 @@ function order(body: unknown, url = baseUrl): Promise<Response> {
 const body = async (response: Response) => (await response.json()) as Record<string, string>;
 
 beforeAll(async () => {
-  ({ url: baseUrl } = await startSim());
+  sim = await startSim();
+  baseUrl = sim.url;
 });
-afterAll(async () => {
-  for (const app of running) await app.close();
-});
+afterAll(cleanUp);
 
 describe('POST /v1/esims', () => {
   it('when a normal SKU is ordered, then 201 carries a Luhn-valid ICCID and the SGP.22 activation code', async () => {
@@ -93,6 +78,10 @@ describe('POST /v1/esims', () => {
     ['no reference', JSON.stringify({ sku: 'ESIM-FR-5GB-30D' })],
     ['an empty sku', JSON.stringify({ sku: '', reference: 'ord_1' })],
     ['a numeric reference', JSON.stringify({ sku: 'ESIM-FR-5GB-30D', reference: 42 })],
+    ['a zero dataMb', JSON.stringify({ sku: 'ESIM-FR-5GB-30D', reference: 'ord_1', dataMb: 0 })],
+    ['a fractional dataMb', JSON.stringify({ sku: 'ESIM-FR-5GB-30D', reference: 'ord_1', dataMb: 1.5 })],
+    ['a string validityDays', JSON.stringify({ sku: 'ESIM-FR-5GB-30D', reference: 'ord_1', validityDays: '30' })],
+    ['a negative validityDays', JSON.stringify({ sku: 'ESIM-FR-5GB-30D', reference: 'ord_1', validityDays: -1 })],
   ])('when the body is %s, then 400 bad_request', async (_, requestBody) => {
     const response = await order(requestBody);
     expect(response.status).toBe(400);
@@ -148,7 +137,7 @@ describe('configured behaviour', () => {
   });
 
   it('when started, then its health server answers /healthz apart from the API port', async () => {
-    const app = running[0]!;
+    const { app } = sim;
     expect(app.ports.health).not.toBe(app.ports.http.api);
     expect((await fetch(`http://127.0.0.1:${app.ports.health}/healthz`)).status).toBe(200);
     expect((await fetch(`http://127.0.0.1:${app.ports.health}/readyz`)).status).toBe(200);

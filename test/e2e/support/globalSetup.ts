@@ -32,6 +32,10 @@ export interface PlatformInfo {
   /** Every service's ports, by service name and port kind (health, grpc, http, admin). */
   ports: Record<string, Partial<Record<string, number>>>;
   natsUrl: string;
+  /** The supplier simulator: its supplier API and its control API (§13, /simulator/esims/{iccid}/…). */
+  supplierSimUrl: string;
+  /** SUPPLIER_CALLBACK_SECRET of this platform copy, so a test can sign notifications itself (replays, out of order). */
+  supplierCallbackSecret: string;
 }
 
 declare module 'vitest' {
@@ -61,6 +65,7 @@ export default async function setup(project: TestProject) {
   const natsUrl = suiteNats.url;
   const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
   const jwtSecret = randomBytes(32).toString('base64');
+  const supplierCallbackSecret = randomBytes(32).toString('base64url');
   const logDir = join(repoRoot, 'var', 'e2e', namespace);
 
   const smtp = await startSmtpSink();
@@ -78,6 +83,9 @@ export default async function setup(project: TestProject) {
     ADMIN_TOKEN: adminToken,
     JWT_SECRET: jwtSecret,
     DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    SUPPLIER_CALLBACK_SECRET: supplierCallbackSecret,
+    // The simulator's eSIMs of this copy only, beside its logs (never a developer's var/supplier-sim).
+    SUPPLIER_SIM_DATA_DIR: join(logDir, 'supplier-sim'),
     // A 10 s window makes "the 101st request is refused" independent of timing.
     RATE_LIMIT_PER_KEY: '100/10s',
     MAIL_ACK_WAIT_MS: '5000',
@@ -183,6 +191,8 @@ export default async function setup(project: TestProject) {
     natsRestartable: suiteNats.restartable,
     ports,
     natsUrl,
+    supplierSimUrl: `http://127.0.0.1:${ports['supplier-sim']!.http}`,
+    supplierCallbackSecret,
   });
 
   return async () => {

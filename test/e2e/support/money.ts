@@ -118,6 +118,8 @@ export interface StreamedPartnerEvent {
   type: string;
   orderId: string | null;
   seq: number;
+  /** The event's `data` as the partner's webhook carries it. */
+  payload: any;
 }
 
 /** Every partner-facing event of one partner in the PARTNER_EVENTS stream, in stream order. */
@@ -136,8 +138,10 @@ export async function partnerEventsInStream(partnerId: string): Promise<Streamed
       let got = 0;
       for await (const message of batch) {
         got++;
-        const envelope = message.json<{ id: string; data: { partnerId: string; type: string; orderId: string | null } }>();
-        if (envelope.data.partnerId === partnerId) events.push({ id: envelope.id, type: envelope.data.type, orderId: envelope.data.orderId, seq: message.seq });
+        const envelope = message.json<{ id: string; data: { partnerId: string; type: string; orderId: string | null; payload: unknown } }>();
+        if (envelope.data.partnerId === partnerId) {
+          events.push({ id: envelope.id, type: envelope.data.type, orderId: envelope.data.orderId, seq: message.seq, payload: envelope.data.payload });
+        }
       }
       if (got === 0) break;
       remaining -= got;

@@ -16,6 +16,7 @@ export interface ApiKeyRoute {
 
 /** Well-formed ids no partner owns, so an authorized call reaches the service and hears its 404. */
 const unknownOrderId = 'ord_01jzzzzzzzzzzzzzzzzzzzzzzz';
+const unknownIccid = '8999000000000000000001';
 const unknownPlanOrder = { clientRequestId: 'security-table', planId: 'plan_01jzzzzzzzzzzzzzzzzzzzzzzz', email: 'a@example.com', phoneNumber: '+33612345678' };
 
 export const apiKeyRoutes: ApiKeyRoute[] = [
@@ -25,6 +26,17 @@ export const apiKeyRoutes: ApiKeyRoute[] = [
   { method: 'POST', path: '/partner/orders', scope: 'orders:write', body: unknownPlanOrder, accepted: { status: 422, code: 'PLAN_NOT_AVAILABLE' } },
   { method: 'GET', path: '/partner/orders', scope: 'orders:read' },
   { method: 'GET', path: `/partner/orders/${unknownOrderId}`, scope: 'orders:read', accepted: { status: 404, code: 'ORDER_NOT_FOUND' } },
+  { method: 'POST', path: `/partner/orders/${unknownOrderId}/cancel`, scope: 'orders:write', accepted: { status: 404, code: 'ORDER_NOT_FOUND' } },
+  {
+    method: 'POST',
+    path: '/partner/orders',
+    scope: 'orders:write',
+    body: { ...unknownPlanOrder, clientRequestId: 'security-table-topup', iccid: unknownIccid },
+    accepted: { status: 404, code: 'ESIM_NOT_FOUND' },
+  },
+  { method: 'GET', path: '/partner/esims', scope: 'orders:read' },
+  { method: 'GET', path: `/partner/esims/${unknownIccid}`, scope: 'orders:read', accepted: { status: 404, code: 'ESIM_NOT_FOUND' } },
+  { method: 'GET', path: `/partner/catalog?iccid=${unknownIccid}`, scope: 'catalog:read', accepted: { status: 404, code: 'ESIM_NOT_FOUND' } },
 ];
 
 export interface PortalRoute {
@@ -40,6 +52,7 @@ export const portalRoutes: PortalRoute[] = [
   { method: 'GET', path: '/partner/me/wallet' },
   { method: 'GET', path: '/partner/me/wallet/ledger' },
   { method: 'GET', path: '/partner/me/orders' },
+  { method: 'GET', path: '/partner/me/esims' },
 ];
 
 export const allScopes: Scope[] = ['catalog:read', 'orders:write', 'orders:read', 'wallet:read'];

@@ -1,10 +1,11 @@
 import { orderStatuses } from '@esim/vocabulary';
 import type { Client } from '../../shared/api.js';
+import { EsimState } from '../../shared/esim.js';
 import { formatDateTime, humanize } from '../../shared/format.js';
 import { formatMoney } from '../../shared/money.js';
 import { href, navigate, pageOf, withParams, type Route } from '../../shared/router.js';
 import { useTitle } from '../../shared/shell.js';
-import type { AdminOrder, Page } from '../../shared/types.js';
+import type { AdminEsim, AdminOrder, Page } from '../../shared/types.js';
 import { Badge, DataTable, FilterSelect, Loaded, Pager, useResource } from '../../shared/ui.js';
 
 const statusOptions: Array<[string, string]> = [['', 'All'], ...orderStatuses.map((s): [string, string] => [s, humanize(s)])];
@@ -69,57 +70,80 @@ export function OrderDetailPage({ api, orderId }: { api: Client; orderId: string
       <h1>Order {orderId}</h1>
       <Loaded resource={order}>
         {(o) => (
-          <section class="card" aria-labelledby="order-title">
-            <h2 id="order-title">
-              {o.planName} <Badge value={o.status} />
-            </h2>
-            <dl class="facts">
-              <dt>Partner</dt>
-              <dd>
-                <a href={href('partners', o.partnerId)}>{o.partnerId}</a>
-              </dd>
-              <dt>Price</dt>
-              <dd>{formatMoney(o.price, o.currency)}</dd>
-              <dt>Plan</dt>
-              <dd>
-                <a href={href('plans', o.planId)}>{o.planId}</a>
-              </dd>
-              <dt>Customer</dt>
-              <dd>
-                {o.email} · {o.phoneNumber}
-              </dd>
-              <dt>Partner's reference</dt>
-              <dd>
-                <code>{o.clientRequestId}</code>
-              </dd>
-              <dt>Supplier reference</dt>
-              <dd>{o.supplierReference ? <code>{o.supplierReference}</code> : '—'}</dd>
-              <dt>Placed</dt>
-              <dd>{formatDateTime(o.createdAt)}</dd>
-              <dt>Updated</dt>
-              <dd>{formatDateTime(o.updatedAt)}</dd>
-              {o.failureReason && (
-                <>
-                  <dt>Failure</dt>
-                  <dd>{o.failureReason}</dd>
-                </>
-              )}
-              {o.esim && (
-                <>
-                  <dt>ICCID</dt>
-                  <dd>
-                    <code>{o.esim.iccid}</code>
-                  </dd>
-                  <dt>Activation code</dt>
-                  <dd>
-                    <code>{o.esim.activationCode}</code>
-                  </dd>
-                </>
-              )}
-            </dl>
-          </section>
+          <>
+            <section class="card" aria-labelledby="order-title">
+              <h2 id="order-title">
+                {o.planName} <Badge value={o.status} />
+              </h2>
+              <dl class="facts">
+                <dt>Kind</dt>
+                <dd>{o.kind === 'topup' ? 'Top-up of an existing eSIM' : 'New eSIM'}</dd>
+                <dt>Partner</dt>
+                <dd>
+                  <a href={href('partners', o.partnerId)}>{o.partnerId}</a>
+                </dd>
+                <dt>Price</dt>
+                <dd>{formatMoney(o.price, o.currency)}</dd>
+                <dt>Plan</dt>
+                <dd>
+                  <a href={href('plans', o.planId)}>{o.planId}</a>
+                </dd>
+                <dt>Customer</dt>
+                <dd>
+                  {o.email} · {o.phoneNumber}
+                </dd>
+                <dt>Partner's reference</dt>
+                <dd>
+                  <code>{o.clientRequestId}</code>
+                </dd>
+                <dt>Supplier reference</dt>
+                <dd>{o.supplierReference ? <code>{o.supplierReference}</code> : '—'}</dd>
+                <dt>Placed</dt>
+                <dd>{formatDateTime(o.createdAt)}</dd>
+                <dt>Updated</dt>
+                <dd>{formatDateTime(o.updatedAt)}</dd>
+                {o.failureReason && (
+                  <>
+                    <dt>Failure</dt>
+                    <dd>{o.failureReason}</dd>
+                  </>
+                )}
+                {o.esim && (
+                  <>
+                    <dt>ICCID</dt>
+                    <dd>
+                      <code>{o.esim.iccid}</code>
+                    </dd>
+                    <dt>Activation code</dt>
+                    <dd>
+                      <code>{o.esim.activationCode}</code>
+                    </dd>
+                  </>
+                )}
+              </dl>
+            </section>
+            {(o.iccid ?? o.esim?.iccid) && o.status !== 'failed' && <OrderEsim api={api} iccid={(o.iccid ?? o.esim?.iccid)!} updatedAt={o.updatedAt} />}
+          </>
         )}
       </Loaded>
     </>
+  );
+}
+
+/** The order's eSIM as its partner sees it (§13): status, use and bundles, read-only. */
+function OrderEsim({ api, iccid, updatedAt }: { api: Client; iccid: string; updatedAt: string }) {
+  const esim = useResource(() => api.get<AdminEsim>(`/esims/${encodeURIComponent(iccid)}`), [iccid, updatedAt]);
+  return (
+    <Loaded resource={esim}>
+      {(e) => (
+        <EsimState esim={e} orderHref={(id) => href('orders', id)}>
+          <div class="toolbar">
+            <button type="button" class="secondary" onClick={esim.reload}>
+              Refresh use
+            </button>
+          </div>
+        </EsimState>
+      )}
+    </Loaded>
   );
 }

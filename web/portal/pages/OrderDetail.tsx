@@ -1,15 +1,23 @@
 import { useEffect } from 'preact/hooks';
 import type { Client } from '../../shared/api.js';
+import { EsimState } from '../../shared/esim.js';
 import { formatDateTime } from '../../shared/format.js';
 import { formatMoney } from '../../shared/money.js';
+import { href } from '../../shared/router.js';
 import { useTitle } from '../../shared/shell.js';
-import type { Order } from '../../shared/types.js';
+import type { Esim, Order } from '../../shared/types.js';
 import { Badge, CopyButton, Loaded, useResource } from '../../shared/ui.js';
+import { CancelPanel } from './CancelOrder.js';
+import { TopUpPanel } from './TopUp.js';
 
 /** While provisioning runs, look again this often (bounded: the page stops when it settles or closes). */
 const refreshWhileProcessingMs = 3_000;
 
-/** One order; once provisioned, its eSIM: the QR code to scan and the activation code to copy (§7). */
+/**
+ * One order; once provisioned, its eSIM: the QR code to scan and the
+ * activation code to copy (§7), then what happened after the sale (§13):
+ * the eSIM's status, use and bundles, top-up plans and the cancel rules.
+ */
 export function OrderDetailPage({ api, orderId }: { api: Client; orderId: string }) {
   useTitle(`Order ${orderId}`, 'Partner portal');
   const order = useResource(() => api.get<Order>(`/partner/me/orders/${encodeURIComponent(orderId)}`), [orderId]);
@@ -26,12 +34,13 @@ export function OrderDetailPage({ api, orderId }: { api: Client; orderId: string
         <a href="#/orders">← All orders</a>
       </p>
       <h1>Order {orderId}</h1>
-      <Loaded resource={order}>{(o) => <OrderView order={o} />}</Loaded>
+      <Loaded resource={order}>{(o) => <OrderView api={api} order={o} />}</Loaded>
     </>
   );
 }
 
-function OrderView({ order }: { order: Order }) {
+function OrderView({ api, order }: { api: Client; order: Order }) {
+  const iccid = order.iccid ?? order.esim?.iccid;
   return (
     <>
       <section class="card" aria-labelledby="order-title">
@@ -39,6 +48,16 @@ function OrderView({ order }: { order: Order }) {
           {order.planName} <Badge value={order.status} />
         </h2>
         <dl class="facts">
+          <dt>Kind</dt>
+          <dd>{order.kind === 'topup' ? 'Top-up of an existing eSIM' : 'New eSIM'}</dd>
+          {order.kind === 'topup' && order.iccid && (
+            <>
+              <dt>Tops up</dt>
+              <dd>
+                <code>{order.iccid}</code>
+              </dd>
+            </>
+          )}
           <dt>Price</dt>
           <dd>{formatMoney(order.price, order.currency)}</dd>
           <dt>Customer</dt>
@@ -60,32 +79,66 @@ function OrderView({ order }: { order: Order }) {
             Provisioning failed: {order.failureReason ?? 'no reason given'}. The price was refunded to your wallet.
           </p>
         )}
+        {order.status === 'cancelled' && <p>This order was cancelled and its price refunded to your wallet. Its eSIM details are kept below for the record.</p>}
       </section>
-      {order.esim && (
-        <section class="card" aria-labelledby="esim-title">
-          <h2 id="esim-title">eSIM</h2>
-          <img class="qr" src={order.esim.qrCode} alt={`QR code of the activation code ${order.esim.activationCode}`} width={220} height={220} />
-          <p>The customer scans this code, or types the activation code, on their phone.</p>
-          <p>
-            <code data-testid="activation-code">{order.esim.activationCode}</code>
-          </p>
-          <CopyButton text={order.esim.activationCode} label="Copy activation code" />
-          <dl class="facts">
-            <dt>ICCID</dt>
-            <dd>
-              <code>{order.esim.iccid}</code>
-            </dd>
-            <dt>SM-DP+ address</dt>
-            <dd>
-              <code>{order.esim.smdpAddress}</code>
-            </dd>
-            <dt>Matching id</dt>
-            <dd>
-              <code>{order.esim.matchingId}</code>
-            </dd>
-          </dl>
-        </section>
-      )}
+      {order.esim && <InstallCard order={order} esim={order.esim} />}
+      {iccid && order.status !== 'failed' && <AfterTheSale api={api} order={order} iccid={iccid} />}
     </>
+  );
+}
+
+function InstallCard({ order, esim }: { order: Order; esim: NonNullable<Order['esim']> }) {
+  return (
+    <section class="card" aria-labelledby="esim-title">
+      <h2 id="esim-title">eSIM</h2>
+      {order.kind === 'topup' && <p>This top-up added a bundle to the eSIM below: nothing new to install.</p>}
+      <img class="qr" src={esim.qrCode} alt={`QR code of the activation code ${esim.activationCode}`} width={220} height={220} />
+      <p>The customer scans this code, or types the activation code, on their phone. On an iPhone (iOS 17.4 or later) the install link opens the installation directly.</p>
+      <p>
+        <code data-testid="activation-code">{esim.activationCode}</code>
+      </p>
+      <div class="actions">
+        <CopyButton text={esim.activationCode} label="Copy activation code" />
+        <a class="button secondary" href={esim.appleInstallUrl} target="_blank" rel="noopener noreferrer">
+          Install on iPhone
+        </a>
+      </div>
+      <dl class="facts">
+        <dt>ICCID</dt>
+        <dd>
+          <code>{esim.iccid}</code>
+        </dd>
+        <dt>SM-DP+ address</dt>
+        <dd>
+          <code>{esim.smdpAddress}</code>
+        </dd>
+        <dt>Matching id</dt>
+        <dd>
+          <code>{esim.matchingId}</code>
+        </dd>
+      </dl>
+    </section>
+  );
+}
+
+/** The eSIM's state as the supplier reported it, then top-up and cancellation (§13). */
+function AfterTheSale({ api, order, iccid }: { api: Client; order: Order; iccid: string }) {
+  const esim = useResource(() => api.get<Esim>(`/partner/me/esims/${encodeURIComponent(iccid)}`), [iccid, order.updatedAt]);
+  return (
+    <Loaded resource={esim}>
+      {(e) => (
+        <>
+          <EsimState esim={e} orderHref={(id) => href('orders', id)}>
+            <div class="toolbar">
+              <button type="button" class="secondary" onClick={esim.reload}>
+                Refresh use
+              </button>
+            </div>
+          </EsimState>
+          <TopUpPanel api={api} esim={e} order={order} />
+          <CancelPanel order={order} esim={e} />
+        </>
+      )}
+    </Loaded>
   );
 }

@@ -21,3 +21,12 @@ export function parseCountryFilter(value: string): string | undefined {
   if (!isCountryCode(code)) throw validationError([{ path: 'country', message: `${code} is not an ISO 3166-1 alpha-2 country code` }]);
   return code;
 }
+
+/** Every entry an ISO 3166-1 alpha-2 code (either case); answered upper case. */
+export function parseCoversAll(values: string[]): string[] {
+  return values.map((value, index) => {
+    const code = value.toUpperCase();
+    if (!isCountryCode(code)) throw validationError([{ path: `coversAll.${index}`, message: 'must be an ISO 3166-1 alpha-2 code, e.g. FR' }]);
+    return code;
+  });
+}

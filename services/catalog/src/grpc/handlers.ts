@@ -32,7 +32,17 @@ export function catalogHandlers(deps: CatalogDeps): ServiceHandlers<CatalogMetho
     },
     async getPlanPrice(request) {
       const { plan, price } = await getPlanPrice({ cache, db: deps.pool }, request);
-      return { planId: plan.id, planName: plan.name, price: BigInt(price), currency, supplierSku: plan.supplierSku };
+      return {
+        planId: plan.id,
+        planName: plan.name,
+        price: BigInt(price),
+        currency,
+        supplierSku: plan.supplierSku,
+        countries: plan.countries,
+        region: plan.region ?? undefined,
+        dataMb: plan.dataMb,
+        validityDays: plan.validityDays,
+      };
     },
     async adminListPlans(request) {
       const { plans, total } = adminListPlans(cache, request);

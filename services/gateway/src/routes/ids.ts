@@ -9,3 +9,11 @@ export function idOrNotFound(prefix: IdPrefix, code: ErrorCode & `${string}NOT_F
   if (!isId(prefix, id)) throw new AppError(code, `No ${prefix === 'ord' ? 'order' : 'partner'} ${id.slice(0, 64)}.`);
   return id;
 }
+
+/** An ICCID is 18–22 digits (§3); anything else names no eSIM: 404 ESIM_NOT_FOUND without asking the orders service. */
+export const iccidPattern = /^\d{18,22}$/;
+
+export function iccidOrNotFound(iccid: string): string {
+  if (!iccidPattern.test(iccid)) throw new AppError('ESIM_NOT_FOUND', `No eSIM ${iccid.slice(0, 64)}.`);
+  return iccid;
+}

@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import type { ordersV1 } from '@esim/proto';
-import { orderStatuses, type OrderStatus } from '@esim/vocabulary';
+import { ordersV1 } from '@esim/proto';
+import { orderKinds, orderStatuses } from '@esim/vocabulary';
 import { component } from '../http/components.js';
+import { fromProtoEnum } from './enums.js';
 
 export const esimView = component(
   z.object({
@@ -10,8 +11,11 @@ export const esimView = component(
     matchingId: z.string(),
     activationCode: z.string().describe('GSMA SGP.22 LPA string, LPA:1$<smdp>$<matchingId>'),
     qrCode: z.string().describe('data:image/png;base64,… QR code encoding activationCode'),
+    appleInstallUrl: z
+      .string()
+      .describe("Apple's universal install link (iOS 17.4+): https://esimsetup.apple.com/esim_qrcode_provisioning?carddata=<activationCode, percent-encoded>"),
   }),
-  'Esim',
+  'OrderEsim',
   'both',
 );
 
@@ -23,14 +27,18 @@ export const orderView = component(
   z.object({
     id: z.string(),
     clientRequestId: z.string(),
+    kind: z.enum(orderKinds).describe('esim: a new eSIM; topup: a bundle added to the eSIM named by iccid'),
+    iccid: z.string().nullable().describe('A top-up’s eSIM; for an esim order, null until provisioned, then the new eSIM’s'),
     planId: z.string(),
     planName: z.string(),
-    status: z.enum(orderStatuses).describe('processing → provisioned (esim set) or failed (failureReason set, price refunded)'),
+    status: z
+      .enum(orderStatuses)
+      .describe('processing → provisioned (esim set) or failed (failureReason set, price refunded); provisioned → cancelled (refunded, esim kept for the record)'),
     price: z.number().int().describe('Charged, in minor units of `currency`: the catalog price for your tier at order time'),
     currency: z.string(),
     email: z.string(),
     phoneNumber: z.string(),
-    esim: esimView.nullable().describe('Null until provisioned'),
+    esim: esimView.nullable().describe('Null until provisioned; for a top-up, the existing eSIM (nothing new to install)'),
     failureReason: z.string().nullable(),
     createdAt: z.string(),
     updatedAt: z.string(),
@@ -57,15 +65,24 @@ export function toOrderView(order: ordersV1.Order): z.input<typeof orderView> {
   return {
     id: order.id,
     clientRequestId: order.clientRequestId,
+    kind: fromProtoEnum(orderKinds, ordersV1.OrderKind, order.kind, 'order kind'),
+    iccid: order.iccid ?? null,
     planId: order.planId,
     planName: order.planName,
-    status: order.status as OrderStatus,
+    status: fromProtoEnum(orderStatuses, ordersV1.OrderStatus, order.status, 'order status'),
     price: Number(order.price),
     currency: order.currency,
     email: order.email,
     phoneNumber: order.phoneNumber,
     esim: esim
-      ? { iccid: esim.iccid, smdpAddress: esim.smdpAddress, matchingId: esim.matchingId, activationCode: esim.activationCode, qrCode: esim.qrCode }
+      ? {
+          iccid: esim.iccid,
+          smdpAddress: esim.smdpAddress,
+          matchingId: esim.matchingId,
+          activationCode: esim.activationCode,
+          qrCode: esim.qrCode,
+          appleInstallUrl: esim.appleInstallUrl,
+        }
       : null,
     failureReason: order.failureReason ?? null,
     createdAt: order.createdAt,

@@ -7,6 +7,10 @@ export interface PlanPrice {
   price: number;
   currency: string;
   supplierSku: string;
+  countries: string[];
+  region: string | null;
+  dataMb: number;
+  validityDays: number;
 }
 
 export interface Catalog {
@@ -24,7 +28,16 @@ export function catalogClient(address: string): Catalog {
   return {
     async getPlanPrice(request) {
       const answer = await client.getPlanPrice(request, { deadlineMs: priceDeadlineMs });
-      return { planName: answer.planName, price: Number(answer.price), currency: answer.currency, supplierSku: answer.supplierSku };
+      return {
+        planName: answer.planName,
+        price: Number(answer.price),
+        currency: answer.currency,
+        supplierSku: answer.supplierSku,
+        countries: answer.countries,
+        region: answer.region ?? null,
+        dataMb: answer.dataMb,
+        validityDays: answer.validityDays,
+      };
     },
     close: () => client.close(),
   };

@@ -22,6 +22,11 @@ export interface Wallet {
   reservation(orderId: string): Promise<Reservation | undefined>;
   /** The partner's balance now. */
   balance(partnerId: string): Promise<number>;
+  /**
+   * Gives a cancelled order's price back; idempotent by orderId (a second
+   * call answers the first refund). UNAVAILABLE when the wallet did not answer.
+   */
+  refund(request: { orderId: string; partnerId: string; reason: string }): Promise<{ amount: number; balanceAfter: number; replayed: boolean }>;
   close(): void;
 }
 
@@ -49,6 +54,10 @@ export function walletClient(address: string): Wallet {
     async balance(partnerId) {
       const wallet = await client.getWallet({ partnerId, ledgerLimit: 0 }, { deadlineMs: readDeadlineMs });
       return Number(wallet.balance);
+    },
+    async refund(request) {
+      const answer = await client.refundOrder(request, { deadlineMs: reserveDeadlineMs });
+      return { amount: Number(answer.entry?.amount ?? 0), balanceAfter: Number(answer.balanceAfter), replayed: answer.replayed };
     },
     close: () => client.close(),
   };

@@ -19,6 +19,10 @@ export async function confirmPayment(db: Queryable, order: Order, walletBalance:
     supplierSku: paid.supplierSku,
     price: paid.price,
     currency: paid.currency,
+    kind: paid.kind,
+    iccid: paid.iccid,
+    ...(paid.dataMb === null ? {} : { dataMb: paid.dataMb }),
+    ...(paid.validityDays === null ? {} : { validityDays: paid.validityDays }),
   });
   await enqueueEvent(db, schema, 'partner.notification', {
     partnerId: paid.partnerId,

@@ -1,7 +1,9 @@
 import { AppError } from '@esim/errors';
 import { newId } from '@esim/ids';
 import { withTransaction } from '@esim/postgres';
-import { deletePendingOrder, findOrderByRequest, insertPendingOrder, lockPendingOrder } from '../store/orderStore.js';
+import type { PlanPrice } from '../clients/catalog.js';
+import { lockEsimKey } from '../store/esimStore.js';
+import { deletePendingOrder, findOrderByRequest, insertPendingOrder, lockPendingOrder, type NewOrder } from '../store/orderStore.js';
 import { confirmPayment } from './confirmPayment.js';
 import { orderLogFields } from './customerLog.js';
 import type { OrdersDeps } from './deps.js';
@@ -9,6 +11,7 @@ import { fingerprintOf } from './fingerprint.js';
 import { ordersCreated, ordersReplayed } from './metrics.js';
 import { isVisible, type Order, type OrderRequest, type VisibleOrder } from './order.js';
 import { checkOrderRequest } from './requestRules.js';
+import { checkCompatible, toppableEsim } from './topUpRules.js';
 
 export interface CreatedOrder {
   order: VisibleOrder;
@@ -35,28 +38,55 @@ export async function createOrder(deps: OrdersDeps, input: OrderRequest): Promis
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     const existing = await findOrderByRequest(deps.pool, request.partnerId, request.clientRequestId);
     if (existing) return replay(deps, existing, fingerprint);
+    // A top-up's eSIM is checked before the plan: a wrong ICCID is the caller's first mistake to hear of.
+    if (request.iccid !== undefined) await toppableEsim(deps.pool, request.partnerId, request.iccid);
 
     const price = await deps.catalog.getPlanPrice({ planId: request.planId, tier: request.tier });
     if (price.currency !== deps.currency) throw new AppError('INTERNAL', `catalog prices in ${price.currency}, orders are in ${deps.currency}`);
 
-    const order = await insertPendingOrder(deps.pool, {
-      id: newId('ord'),
-      partnerId: request.partnerId,
-      clientRequestId: request.clientRequestId,
-      fingerprint,
-      planId: request.planId,
-      planName: price.planName,
-      supplierSku: price.supplierSku,
-      price: price.price,
-      currency: price.currency,
-      email: request.email,
-      phoneNumber: request.phoneNumber,
-    });
+    const order = await insertOrder(deps, newOrderOf(request, fingerprint, price));
     // A concurrent duplicate inserted first: answer as its duplicate.
     if (!order) continue;
     return { ...(await pay(deps, order)), replayed: false };
   }
   throw inProgress();
+}
+
+function newOrderOf(request: OrderRequest, fingerprint: string, price: PlanPrice): NewOrder {
+  return {
+    id: newId('ord'),
+    partnerId: request.partnerId,
+    clientRequestId: request.clientRequestId,
+    fingerprint,
+    kind: request.iccid === undefined ? 'esim' : 'topup',
+    iccid: request.iccid ?? null,
+    planId: request.planId,
+    planName: price.planName,
+    supplierSku: price.supplierSku,
+    countries: price.countries,
+    region: price.region,
+    dataMb: price.dataMb,
+    validityDays: price.validityDays,
+    price: price.price,
+    currency: price.currency,
+    email: request.email,
+    phoneNumber: request.phoneNumber,
+  };
+}
+
+/**
+ * Inserts the order 'pending'. A top-up is inserted under its eSIM's lock,
+ * with the eSIM checked again there: a cancellation of the eSIM's first
+ * order (same lock) either sees this top-up or is seen by it.
+ */
+async function insertOrder(deps: OrdersDeps, order: NewOrder): Promise<Order | undefined> {
+  const iccid = order.iccid;
+  if (order.kind !== 'topup' || iccid === null) return insertPendingOrder(deps.pool, order);
+  return withTransaction(deps.pool, async (db) => {
+    await lockEsimKey(db, iccid);
+    checkCompatible(await toppableEsim(db, order.partnerId, iccid), order);
+    return insertPendingOrder(db, order);
+  });
 }
 
 /** The same clientRequestId again: the earlier order if the body matches and it is paid. */

@@ -7,7 +7,13 @@ import type { OrderRequest } from './order.js';
  * compares payloads). Canonical JSON (keys sorted, no whitespace), hashed, so
  * the row keeps no second copy of the customer's details.
  */
-export function fingerprintOf(request: Pick<OrderRequest, 'planId' | 'email' | 'phoneNumber'>): string {
-  const canonical = JSON.stringify({ email: request.email, phoneNumber: request.phoneNumber, planId: request.planId });
+export function fingerprintOf(request: Pick<OrderRequest, 'planId' | 'email' | 'phoneNumber' | 'iccid'>): string {
+  // The ICCID joins only when set, so a first order's fingerprint is what it was before top-ups existed.
+  const canonical = JSON.stringify({
+    email: request.email,
+    ...(request.iccid === undefined ? {} : { iccid: request.iccid }),
+    phoneNumber: request.phoneNumber,
+    planId: request.planId,
+  });
   return createHash('sha256').update(canonical).digest('hex');
 }

@@ -9,7 +9,7 @@ import { parsePage, parseStatusFilter } from './requestRules.js';
  */
 export async function listOrders(
   db: Queryable,
-  request: { partnerId: string; status: string; page?: { page: number; limit: number } },
+  request: { partnerId: string; status: string | undefined; page?: { page: number; limit: number } },
 ): Promise<{ orders: VisibleOrder[]; total: number }> {
   const status = parseStatusFilter(request.status);
   const { page, limit } = parsePage(request.page);

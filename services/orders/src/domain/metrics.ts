@@ -15,3 +15,7 @@ export const orderTimeToProvisioned = meter.createHistogram('orders_time_to_prov
   description: 'From order creation to provisioned',
   advice: { explicitBucketBoundaries: [250, 500, 1_000, 2_500, 5_000, 10_000, 30_000, 60_000, 120_000, 300_000, 900_000, 3_600_000] },
 });
+export const ordersCancelled = meter.createCounter('orders_cancelled_total', { description: 'Orders cancelled and refunded, by who completed them (request, sweeper)' });
+export const supplierNotifications = meter.createCounter('orders_supplier_notifications_total', {
+  description: 'Supplier notifications recorded, by type and outcome (applied, waiting, duplicate)',
+});

@@ -1,4 +1,4 @@
-import type { OrderStatus } from '@esim/vocabulary';
+import type { OrderKind, OrderStatus } from '@esim/vocabulary';
 
 /**
  * 'pending' is the orders service's own state before the wallet has
@@ -15,14 +15,37 @@ export interface Esim {
   activationCode: string;
   /** data:image/png;base64,… encoding activationCode. */
   qrCode: string;
+  /** Apple's universal install link (iOS 17.4+), derived from activationCode. */
+  appleInstallUrl: string;
 }
 
-/** An order as the service holds it. Money is integer minor units. */
-export interface Order {
+/** Contract §7: Apple's install link carries the activation code, percent-encoded, as `carddata`. */
+export function appleInstallUrlOf(activationCode: string): string {
+  return `https://esimsetup.apple.com/esim_qrcode_provisioning?carddata=${encodeURIComponent(activationCode)}`;
+}
+
+/** The plan's shape, copied from the catalog at order time: the bundle's size and the top-up rules read it. */
+export interface PlanShape {
+  countries: string[];
+  region: string | null;
+  /** Null only for orders placed before top-ups existed. */
+  dataMb: number | null;
+  validityDays: number | null;
+}
+
+/**
+ * An order as the service holds it: the ONE shape every boundary maps from
+ * (store row → this in orderStore; this → proto in grpc/views; this → the
+ * partner event view in partnerView). Money is integer minor units.
+ */
+export interface Order extends PlanShape {
   id: string;
   partnerId: string;
   clientRequestId: string;
   fingerprint: string;
+  kind: OrderKind;
+  /** A top-up's eSIM from the start; a first order's once provisioned. */
+  iccid: string | null;
   planId: string;
   planName: string;
   supplierSku: string;
@@ -34,6 +57,11 @@ export interface Order {
   esim: Esim | null;
   supplierReference: string | null;
   failureReason: string | null;
+  provisionedAt: Date | null;
+  cancelledAt: Date | null;
+  /** Set while a cancellation is under way (revoke and refund not yet recorded). */
+  cancelRequestedAt: Date | null;
+  refundedAmount: number | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -53,6 +81,8 @@ export interface OrderRequest {
   planId: string;
   email: string;
   phoneNumber: string;
+  /** Set: a top-up of this eSIM (contract §13). */
+  iccid?: string;
 }
 
 /**

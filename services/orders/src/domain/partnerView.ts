@@ -1,8 +1,13 @@
-import type { partnerOrderView } from '@esim/events';
+import type { partnerBundleView, partnerEsimView, partnerOrderView } from '@esim/events';
 import type { z } from 'zod';
-import { shownFailureReason, type VisibleOrder } from './order.js';
+import { usageOf, type BundleRecord, type EsimState } from './esim.js';
+import { appleInstallUrlOf, shownFailureReason, type VisibleOrder } from './order.js';
 
 export type PartnerOrderView = z.input<typeof partnerOrderView>;
+export type PartnerEsimView = z.input<typeof partnerEsimView>;
+export type PartnerBundleView = z.input<typeof partnerBundleView>;
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
 /**
  * The order as webhooks carry it (contract §9): the partner view without the
@@ -13,6 +18,8 @@ export function partnerOrderViewOf(order: VisibleOrder): PartnerOrderView {
   return {
     id: order.id,
     clientRequestId: order.clientRequestId,
+    kind: order.kind,
+    iccid: order.iccid,
     planId: order.planId,
     planName: order.planName,
     status: order.status,
@@ -21,10 +28,51 @@ export function partnerOrderViewOf(order: VisibleOrder): PartnerOrderView {
     email: order.email,
     phoneNumber: order.phoneNumber,
     esim: order.esim
-      ? { iccid: order.esim.iccid, smdpAddress: order.esim.smdpAddress, matchingId: order.esim.matchingId, activationCode: order.esim.activationCode }
+      ? {
+          iccid: order.esim.iccid,
+          smdpAddress: order.esim.smdpAddress,
+          matchingId: order.esim.matchingId,
+          activationCode: order.esim.activationCode,
+          appleInstallUrl: order.esim.appleInstallUrl,
+        }
       : null,
     failureReason: shownFailureReason(order),
     createdAt: order.createdAt.toISOString(),
     updatedAt: order.updatedAt.toISOString(),
+  };
+}
+
+export function partnerBundleViewOf(bundle: BundleRecord): PartnerBundleView {
+  return {
+    orderId: bundle.orderId,
+    planId: bundle.planId,
+    planName: bundle.planName,
+    dataMb: bundle.dataMb,
+    dataUsedMb: bundle.dataUsedMb,
+    validityDays: bundle.validityDays,
+    status: bundle.status,
+    activatedAt: iso(bundle.activatedAt),
+    expiresAt: iso(bundle.expiresAt),
+  };
+}
+
+/** The eSIM as partners see it (contract §13), for webhooks; the gateway draws the same view from the proto message. */
+export function partnerEsimViewOf(state: EsimState): PartnerEsimView {
+  const { esim, bundles } = state;
+  const usage = usageOf(state);
+  return {
+    iccid: esim.iccid,
+    orderId: esim.orderId,
+    status: esim.status,
+    smdpAddress: esim.smdpAddress,
+    matchingId: esim.matchingId,
+    activationCode: esim.activationCode,
+    appleInstallUrl: appleInstallUrlOf(esim.activationCode),
+    countries: esim.countries,
+    region: esim.region,
+    usage: { ...usage, updatedAt: usage.updatedAt.toISOString() },
+    bundles: bundles.map(partnerBundleViewOf),
+    createdAt: esim.createdAt.toISOString(),
+    updatedAt: esim.updatedAt.toISOString(),
   };
 }

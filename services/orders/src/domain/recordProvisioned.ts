@@ -7,10 +7,12 @@ import { orderTimeToProvisioned, ordersProvisioned } from './metrics.js';
 import type { VisibleOrder } from './order.js';
 import { partnerOrderViewOf } from './partnerView.js';
 import { qrCodeOf } from './qrCode.js';
+import { recordEsim } from './recordEsim.js';
 
 /**
- * The supplier delivered the eSIM: the order becomes 'provisioned' with it,
- * and `orders.order.provisioned` (the wallet captures the reservation) and
+ * The supplier delivered the eSIM (for a top-up: added the bundle to it):
+ * the order becomes 'provisioned' with it, its eSIM and bundle are recorded
+ * (recordEsim), and `orders.order.provisioned` (the wallet captures the reservation) and
  * the partner's `provision.provisioned` are written in the same transaction.
  * Runs inside the consumer's exactly-once transaction; an order already
  * provisioned (the same outcome reported twice) is left as it is.
@@ -34,6 +36,8 @@ export function recordProvisioned(logger: Logger) {
       orderId,
       payload: { order: partnerOrderViewOf(provisioned) },
     });
+    // After provision.provisioned: notifications that arrived early announce their effects after it.
+    await recordEsim(db, logger, provisioned);
     ordersProvisioned.add(1);
     orderTimeToProvisioned.record(Math.max(0, Date.now() - provisioned.createdAt.getTime()));
     logger.info({ ...orderLogFields(provisioned), supplierReference }, 'order provisioned');

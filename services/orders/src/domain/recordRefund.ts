@@ -17,6 +17,7 @@ export function recordRefund(logger: Logger) {
     const { orderId, amount } = event.data;
     const order = await findOrder(db, orderId, { forUpdate: true });
     if (!order) throw new PermanentEventError(`wallet.order.refunded for unknown order ${orderId}`);
+    // Only a failed provisioning's refund moves an order; a cancellation's refund never publishes this event, and any other order is left as it is.
     if (order.status !== 'processing') {
       const level = order.status === 'failed' ? 'info' : 'error';
       logger[level]({ orderId, status: order.status, eventId: event.id }, 'wallet.order.refunded for an order not processing; ignored');

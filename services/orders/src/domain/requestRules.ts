@@ -2,6 +2,7 @@ import { pageWindow, type PageWindow } from '@esim/postgres';
 import { validationError, type FieldError } from '@esim/errors';
 import { isId } from '@esim/ids';
 import { isOneOf, orderStatuses, tiers, type OrderStatus } from '@esim/vocabulary';
+import { iccidPattern } from './esim.js';
 import type { OrderRequest } from './order.js';
 
 /**
@@ -21,6 +22,7 @@ export function checkOrderRequest(request: OrderRequest): OrderRequest {
   if (request.planId === '') errors.push({ path: 'planId', message: 'is required' });
   if (!emailShape.test(request.email)) errors.push({ path: 'email', message: 'must be an e-mail address' });
   if (!e164.test(request.phoneNumber)) errors.push({ path: 'phoneNumber', message: 'must be E.164, e.g. +33612345678' });
+  if (request.iccid !== undefined && !iccidPattern.test(request.iccid)) errors.push({ path: 'iccid', message: 'must be an ICCID of 18–22 digits' });
   if (errors.length > 0) throw validationError(errors);
   return request;
 }
@@ -32,9 +34,9 @@ export function parsePage(request: { page?: number; limit?: number } | undefined
   return pageWindow(request, defaultLimit);
 }
 
-/** '' means every status; 'pending' is internal and so, to callers, not a status at all. */
-export function parseStatusFilter(value: string): OrderStatus | undefined {
-  if (value === '') return undefined;
+/** undefined means every status; 'pending' is internal and so, to callers, not a status at all. */
+export function parseStatusFilter(value: string | undefined): OrderStatus | undefined {
+  if (value === undefined || value === '') return undefined;
   if (isOneOf(orderStatuses, value)) return value;
   throw validationError([{ path: 'status', message: `must be one of ${orderStatuses.join(', ')}` }]);
 }

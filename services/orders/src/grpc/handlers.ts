@@ -1,10 +1,14 @@
 import type { ServiceHandlers } from '@esim/grpc';
 import type { ordersV1 } from '@esim/proto';
+import { cancelOrder } from '../domain/cancelOrder.js';
 import { createOrder } from '../domain/createOrder.js';
 import type { OrdersDeps } from '../domain/deps.js';
+import { getEsim, listEsims } from '../domain/esimReads.js';
 import { getOrder } from '../domain/getOrder.js';
 import { listOrders } from '../domain/listOrders.js';
-import { orderMessage } from './views.js';
+import { recordSupplierNotification } from '../domain/recordSupplierNotification.js';
+import { esimStatusFilter, notificationTypeFromProto, orderStatusFilter } from './enums.js';
+import { esimMessage, orderMessage } from './views.js';
 
 type OrdersMethods = (typeof ordersV1.OrdersService)['method'];
 
@@ -19,8 +23,22 @@ export function ordersHandlers(deps: OrdersDeps): ServiceHandlers<OrdersMethods>
       return orderMessage(await getOrder(deps.pool, request));
     },
     async listOrders(request) {
-      const { orders, total } = await listOrders(deps.pool, request);
+      const { orders, total } = await listOrders(deps.pool, { ...request, status: orderStatusFilter(request.status) });
       return { orders: orders.map(orderMessage), total };
+    },
+    async cancelOrder(request) {
+      const { order, refundedAmount, alreadyCancelled } = await cancelOrder(deps, request);
+      return { order: orderMessage(order), refundedAmount: BigInt(refundedAmount), alreadyCancelled };
+    },
+    async getEsim(request) {
+      return esimMessage(await getEsim(deps.pool, request));
+    },
+    async listEsims(request) {
+      const { esims, total } = await listEsims(deps.pool, { ...request, status: esimStatusFilter(request.status) });
+      return { esims: esims.map(esimMessage), total };
+    },
+    async recordSupplierNotification(request) {
+      return recordSupplierNotification(deps, { ...request, type: notificationTypeFromProto(request.type) });
     },
   };
 }

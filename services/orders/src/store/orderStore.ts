@@ -1,63 +1,9 @@
 import type { Queryable } from '@esim/postgres';
 import type { Esim, Order, StoredStatus } from '../domain/order.js';
+import { columns, one, toOrder, type OrderRow } from './orderRow.js';
 
 /** SQL for orders.orders; nothing outside src/store writes SQL against it. */
 export const schema = 'orders';
-
-const columns = `id, partner_id, client_request_id, fingerprint, plan_id, plan_name, supplier_sku, price, currency, email, phone_number,
-  status, iccid, smdp_address, matching_id, activation_code, qr_code, supplier_reference, failure_reason, created_at, updated_at`;
-
-interface OrderRow {
-  id: string;
-  partner_id: string;
-  client_request_id: string;
-  fingerprint: string;
-  plan_id: string;
-  plan_name: string;
-  supplier_sku: string;
-  price: number;
-  currency: string;
-  email: string;
-  phone_number: string;
-  status: StoredStatus;
-  iccid: string | null;
-  smdp_address: string | null;
-  matching_id: string | null;
-  activation_code: string | null;
-  qr_code: string | null;
-  supplier_reference: string | null;
-  failure_reason: string | null;
-  created_at: Date;
-  updated_at: Date;
-}
-
-function toOrder(row: OrderRow): Order {
-  const esim =
-    row.iccid !== null && row.smdp_address !== null && row.matching_id !== null && row.activation_code !== null && row.qr_code !== null
-      ? { iccid: row.iccid, smdpAddress: row.smdp_address, matchingId: row.matching_id, activationCode: row.activation_code, qrCode: row.qr_code }
-      : null;
-  return {
-    id: row.id,
-    partnerId: row.partner_id,
-    clientRequestId: row.client_request_id,
-    fingerprint: row.fingerprint,
-    planId: row.plan_id,
-    planName: row.plan_name,
-    supplierSku: row.supplier_sku,
-    price: row.price,
-    currency: row.currency,
-    email: row.email,
-    phoneNumber: row.phone_number,
-    status: row.status,
-    esim,
-    supplierReference: row.supplier_reference,
-    failureReason: row.failure_reason,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-const one = (rows: OrderRow[]) => (rows[0] ? toOrder(rows[0]) : undefined);
 
 export async function findOrderByRequest(db: Queryable, partnerId: string, clientRequestId: string): Promise<Order | undefined> {
   const { rows } = await db.query<OrderRow>(`SELECT ${columns} FROM orders.orders WHERE partner_id = $1 AND client_request_id = $2`, [
@@ -74,7 +20,23 @@ export async function findOrder(db: Queryable, id: string, options: { forUpdate?
 
 export type NewOrder = Pick<
   Order,
-  'id' | 'partnerId' | 'clientRequestId' | 'fingerprint' | 'planId' | 'planName' | 'supplierSku' | 'price' | 'currency' | 'email' | 'phoneNumber'
+  | 'id'
+  | 'partnerId'
+  | 'clientRequestId'
+  | 'fingerprint'
+  | 'kind'
+  | 'iccid'
+  | 'planId'
+  | 'planName'
+  | 'supplierSku'
+  | 'countries'
+  | 'region'
+  | 'dataMb'
+  | 'validityDays'
+  | 'price'
+  | 'currency'
+  | 'email'
+  | 'phoneNumber'
 >;
 
 /**
@@ -84,11 +46,30 @@ export type NewOrder = Pick<
  */
 export async function insertPendingOrder(db: Queryable, order: NewOrder): Promise<Order | undefined> {
   const { rows } = await db.query<OrderRow>(
-    `INSERT INTO orders.orders (id, partner_id, client_request_id, fingerprint, plan_id, plan_name, supplier_sku, price, currency, email, phone_number, status)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending')
+    `INSERT INTO orders.orders (id, partner_id, client_request_id, fingerprint, plan_id, plan_name, supplier_sku, price, currency, email, phone_number, status,
+       kind, iccid, countries, region, data_mb, validity_days)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending', $12, $13, $14, $15, $16, $17)
      ON CONFLICT (partner_id, client_request_id) DO NOTHING
      RETURNING ${columns}`,
-    [order.id, order.partnerId, order.clientRequestId, order.fingerprint, order.planId, order.planName, order.supplierSku, order.price, order.currency, order.email, order.phoneNumber],
+    [
+      order.id,
+      order.partnerId,
+      order.clientRequestId,
+      order.fingerprint,
+      order.planId,
+      order.planName,
+      order.supplierSku,
+      order.price,
+      order.currency,
+      order.email,
+      order.phoneNumber,
+      order.kind,
+      order.iccid,
+      order.countries,
+      order.region,
+      order.dataMb,
+      order.validityDays,
+    ],
   );
   return one(rows);
 }
@@ -131,11 +112,11 @@ export async function markProcessing(db: Queryable, id: string): Promise<Order |
 }
 
 /** 'processing' → 'provisioned' with the eSIM; undefined when the order was not processing. */
-export async function markProvisioned(db: Queryable, id: string, esim: Esim, supplierReference: string): Promise<Order | undefined> {
+export async function markProvisioned(db: Queryable, id: string, esim: Omit<Esim, 'appleInstallUrl'>, supplierReference: string): Promise<Order | undefined> {
   const { rows } = await db.query<OrderRow>(
     `UPDATE orders.orders
      SET status = 'provisioned', iccid = $2, smdp_address = $3, matching_id = $4, activation_code = $5, qr_code = $6,
-         supplier_reference = $7, updated_at = now()
+         supplier_reference = $7, provisioned_at = now(), updated_at = now()
      WHERE id = $1 AND status = 'processing'
      RETURNING ${columns}`,
     [id, esim.iccid, esim.smdpAddress, esim.matchingId, esim.activationCode, esim.qrCode, supplierReference],

@@ -35,6 +35,12 @@ export interface FakeWallet {
   reserveDelayMs: number;
   /** When true, every RPC answers UNAVAILABLE. */
   unreachable: boolean;
+  /** When true, RefundOrder answers UNAVAILABLE without refunding. */
+  refundDown: boolean;
+  /** Every RefundOrder call received (replays included). */
+  refundCalls: { orderId: string; partnerId: string; reason: string }[];
+  /** Refunds actually applied (a replayed RefundOrder is not one). */
+  refunds(): number;
   stop(): Promise<void>;
 }
 
@@ -47,12 +53,16 @@ export interface FakeWallet {
 export async function startFakeWallet(): Promise<FakeWallet> {
   const balances = new Map<string, number>();
   let applied = 0;
+  let refunded = 0;
   const fake: Omit<FakeWallet, 'address' | 'stop'> = {
     setBalance: (partnerId, balance) => void balances.set(partnerId, balance),
     balanceOf: (partnerId) => balances.get(partnerId) ?? 0,
     reserveCalls: [],
     reservations: new Map(),
     debits: () => applied,
+    refundDown: false,
+    refundCalls: [],
+    refunds: () => refunded,
     mode: 'normal',
     reserveDelayMs: 0,
     unreachable: false,
@@ -96,6 +106,27 @@ export async function startFakeWallet(): Promise<FakeWallet> {
     async getWallet(request) {
       if (fake.unreachable) throw down();
       return { partnerId: request.partnerId, balance: BigInt(fake.balanceOf(request.partnerId)), currency: 'USD', ledger: [] };
+    },
+    async refundOrder(request) {
+      if (fake.unreachable || fake.refundDown) throw down();
+      fake.refundCalls.push({ orderId: request.orderId, partnerId: request.partnerId, reason: request.reason });
+      const reservation = fake.reservations.get(request.orderId);
+      if (!reservation || reservation.partnerId !== request.partnerId) throw new AppError('ORDER_NOT_FOUND', `No reservation for ${request.orderId}.`);
+      const replayed = reservation.state === 'released';
+      if (!replayed) {
+        balances.set(reservation.partnerId, fake.balanceOf(reservation.partnerId) + reservation.amount);
+        reservation.state = 'released';
+        refunded++;
+      }
+      const refundEntry = {
+        id: `led_r${reservation.orderId.slice(5)}`,
+        type: 'refund',
+        amount: BigInt(reservation.amount),
+        balanceAfter: BigInt(fake.balanceOf(reservation.partnerId)),
+        orderId: reservation.orderId,
+        createdAt: new Date().toISOString(),
+      };
+      return { entry: refundEntry, balanceAfter: BigInt(fake.balanceOf(reservation.partnerId)), replayed };
     },
     async listLedger() {
       throw new AppError('UNAVAILABLE', 'not in the fake');

@@ -8,6 +8,7 @@ import { createTestInfra, eventually, type PublishOptions, type ServedService, t
 import { catalogService } from '../../../catalog/src/app.js';
 import { ordersService } from '../../src/app.js';
 import type { Config } from '../../src/config.js';
+import { startFakeProvisioning, type FakeProvisioning } from './fakeProvisioning.js';
 import { startFakeWallet, type FakeWallet } from './fakeWallet.js';
 
 export { eventually };
@@ -26,6 +27,7 @@ export interface OutboxEvent {
 export interface TestEnv extends Pick<TestInfra, 'databaseUrl' | 'pool' | 'query' | 'cleanup'> {
   catalog: CatalogClient;
   wallet: FakeWallet;
+  provisioning: FakeProvisioning;
   /** Starts one orders instance in-process on free ports, with a gRPC client to it. */
   start(env?: Record<string, string>, logger?: Logger): Promise<TestOrders>;
   /** A new partner id whose fake wallet holds `balance` cents. */
@@ -49,14 +51,22 @@ export async function createTestEnv(): Promise<TestEnv> {
   const { app: catalogApp, client: catalog } = await infra.serve(catalogService, catalogV1.CatalogService, { CATALOG_SEED: 'true' });
   const wallet = await startFakeWallet();
   infra.defer(() => wallet.stop());
+  const provisioning = await startFakeProvisioning();
+  infra.defer(() => provisioning.stop());
 
   return {
     databaseUrl: infra.databaseUrl,
     pool: infra.pool,
     catalog,
     wallet,
+    provisioning,
     start: (env = {}, logger) =>
-      infra.serve(ordersService, ordersV1.OrdersService, { CATALOG_ADDR: `127.0.0.1:${catalogApp.ports.grpc}`, WALLET_ADDR: wallet.address, ...env }, logger),
+      infra.serve(
+        ordersService,
+        ordersV1.OrdersService,
+        { CATALOG_ADDR: `127.0.0.1:${catalogApp.ports.grpc}`, WALLET_ADDR: wallet.address, PROVISIONING_ADDR: provisioning.address, ...env },
+        logger,
+      ),
     partner(balance = 100_000) {
       const id = newId('ptn');
       wallet.setBalance(id, balance);
@@ -81,7 +91,7 @@ export async function createTestEnv(): Promise<TestEnv> {
 }
 
 /** A valid CreateOrder request body for `partnerId`; override any field. */
-export function orderRequest(partnerId: string, planId: string, overrides: Partial<Record<'tier' | 'clientRequestId' | 'email' | 'phoneNumber', string>> = {}) {
+export function orderRequest(partnerId: string, planId: string, overrides: Partial<Record<'tier' | 'clientRequestId' | 'email' | 'phoneNumber' | 'iccid', string>> = {}) {
   return {
     partnerId,
     tier: 'standard',
@@ -90,5 +100,23 @@ export function orderRequest(partnerId: string, planId: string, overrides: Parti
     email: 'jane.doe@example.com',
     phoneNumber: '+33612345678',
     ...overrides,
+  };
+}
+
+/** A fresh 19-digit ICCID, so every provisioned test eSIM is its own. */
+export function newIccid(): string {
+  return `8933${Array.from(randomBytes(15), (byte) => byte % 10).join('')}`;
+}
+
+/** What provisioning.succeeded carries for `orderId`; `iccid` names the eSIM (a top-up's existing one). */
+export function esimFor(orderId: string, iccid = newIccid()) {
+  const matchingId = `MATCH-${iccid.slice(-8)}`;
+  return {
+    orderId,
+    supplierReference: orderId,
+    iccid,
+    smdpAddress: 'smdp.example.com',
+    matchingId,
+    activationCode: `LPA:1$smdp.example.com$${matchingId}`,
   };
 }

@@ -24,7 +24,8 @@ export interface ProvisionOrderDeps {
 }
 
 /**
- * Asks the supplier for the eSIM of one paid order and publishes the outcome.
+ * Asks the supplier for the eSIM of one paid order (for a top-up, a bundle
+ * on its existing eSIM) and publishes the outcome.
  * It runs inside `exactlyOnce`'s transaction: the supplier_calls row, the
  * outbox event and the processed-event claim commit together, and the ack
  * follows the commit. The guarantee:
@@ -45,9 +46,14 @@ export interface ProvisionOrderDeps {
  */
 export function provisionOrder(deps: ProvisionOrderDeps): (event: EventEnvelope<'orders.order.paid'>, db: PoolClient) => Promise<void> {
   return async (event, db) => {
-    const { orderId, supplierSku: sku } = event.data;
-    const log = deps.logger.child({ orderId, eventId: event.id });
-    const result = await deps.supplier.requestEsim({ sku, reference: orderId });
+    const { orderId, supplierSku: sku, kind, iccid, dataMb, validityDays } = event.data;
+    const log = deps.logger.child({ orderId, eventId: event.id, kind });
+    const size = { ...(dataMb === undefined ? {} : { dataMb }), ...(validityDays === undefined ? {} : { validityDays }) };
+    // A top-up adds a bundle to its eSIM (contract §13); the supplier answers that eSIM's profile, keyed by the same reference.
+    const result =
+      kind === 'topup' && iccid !== null
+        ? await deps.supplier.addBundle({ iccid, sku, reference: orderId, ...size })
+        : await deps.supplier.requestEsim({ sku, reference: orderId, ...size });
 
     if (result.kind === 'issued') {
       const { esim } = result;

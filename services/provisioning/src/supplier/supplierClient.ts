@@ -18,8 +18,24 @@ export type SupplierResult =
   | { kind: 'rejected'; statusCode: number; detail: string }
   | { kind: 'transient'; cause: TransientCause; statusCode: number | null; detail: string };
 
+/** The bundle's size, sent so the supplier (the simulator has no catalog) knows it; absent for older events. */
+export interface BundleSize {
+  dataMb?: number;
+  validityDays?: number;
+}
+
+export type RevokeResult =
+  | { kind: 'revoked'; statusCode: number }
+  | { kind: 'refused'; statusCode: number; detail: string }
+  | { kind: 'transient'; cause: TransientCause; statusCode: number | null; detail: string };
+
 export interface SupplierClient {
-  requestEsim(request: { sku: string; reference: string }): Promise<SupplierResult>;
+  /** A new eSIM, its first bundle named by `reference`. */
+  requestEsim(request: { sku: string; reference: string } & BundleSize): Promise<SupplierResult>;
+  /** A bundle added to the existing eSIM `iccid` (a top-up); the answer is that eSIM's profile. */
+  addBundle(request: { iccid: string; sku: string; reference: string } & BundleSize): Promise<SupplierResult>;
+  /** Revokes the bundle `reference` (a first bundle: the whole eSIM). Idempotent at the supplier. */
+  revokeBundle(request: { reference: string }): Promise<RevokeResult>;
 }
 
 const meter = metrics.getMeter('provisioning');
@@ -48,20 +64,22 @@ const retryableClientStatuses = new Set([408, 425, 429]);
  * outcome (an eSIM, a rejection, a transient failure) is a value.
  */
 export function createSupplierClient(options: { baseUrl: string; timeoutMs: number }): SupplierClient {
-  const endpoint = new URL('v1/esims', options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
+  const base = options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`;
+  const url = (path: string) => new URL(path, base);
 
-  async function call(request: { sku: string; reference: string }): Promise<SupplierResult> {
-    let response: Response;
-    let body: string;
+  type Answer = { kind: 'answer'; status: number; body: string } | Extract<SupplierResult, { kind: 'transient' }>;
+
+  /** One POST under the deadline: the answer, or why there was none (always transient). */
+  async function post(endpoint: URL, payload: unknown): Promise<Answer> {
     try {
       const signal = AbortSignal.timeout(options.timeoutMs);
-      response = await fetch(endpoint, {
+      const response = await fetch(endpoint, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify(request),
+        body: payload === undefined ? undefined : JSON.stringify(payload),
         signal,
       });
-      body = await readBounded(response);
+      return { kind: 'answer', status: response.status, body: await readBounded(response) };
     } catch (error) {
       if (error instanceof OversizedAnswerError) return { kind: 'transient', cause: 'bad_response', statusCode: null, detail: error.message };
       if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
@@ -69,10 +87,16 @@ export function createSupplierClient(options: { baseUrl: string; timeoutMs: numb
       }
       return { kind: 'transient', cause: 'network_error', statusCode: null, detail: `network error: ${networkErrorCode(error)}` };
     }
-    const status = response.status;
+  }
+
+  /** An eSIM-issuing call (a new eSIM, or a bundle on one): sorted into issued, rejected or transient. */
+  async function issue(endpoint: URL, request: { reference: string; iccid?: string }, payload: unknown): Promise<SupplierResult> {
+    const answer = await post(endpoint, payload);
+    if (answer.kind === 'transient') return answer;
+    const { status, body } = answer;
     if (status >= 200 && status < 300) {
       const esim = esimAnswer.safeParse(parseJson(body));
-      if (!esim.success || esim.data.reference !== request.reference) {
+      if (!esim.success || esim.data.reference !== request.reference || (request.iccid !== undefined && esim.data.iccid !== request.iccid)) {
         return { kind: 'transient', cause: 'bad_response', statusCode: status, detail: `HTTP ${status} with an unusable eSIM body` };
       }
       return { kind: 'issued', statusCode: status, esim: esim.data };
@@ -82,16 +106,37 @@ export function createSupplierClient(options: { baseUrl: string; timeoutMs: numb
     return { kind: 'transient', cause: status === 429 ? 'throttled' : 'unavailable', statusCode: status, detail };
   }
 
+  async function measured<T extends { kind: string; cause?: string }>(work: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    const result = await work();
+    const outcome = result.kind === 'transient' ? (result.cause ?? 'transient') : result.kind;
+    calls.add(1, { outcome });
+    duration.record(performance.now() - started, { outcome });
+    return result;
+  }
+
   return {
-    async requestEsim(request) {
-      const started = performance.now();
-      const result = await call(request);
-      const outcome = result.kind === 'transient' ? result.cause : result.kind;
-      calls.add(1, { outcome });
-      duration.record(performance.now() - started, { outcome });
-      return result;
-    },
+    requestEsim: (request) => measured(() => issue(url('v1/esims'), request, request)),
+    addBundle: ({ iccid, ...request }) =>
+      measured(() => issue(url(`v1/esims/${encodeURIComponent(iccid)}/bundles`), { reference: request.reference, iccid }, request)),
+    revokeBundle: (request) =>
+      measured(async (): Promise<RevokeResult> => {
+        const answer = await post(url(`v1/bundles/${encodeURIComponent(request.reference)}/revoke`), undefined);
+        if (answer.kind === 'transient') return answer;
+        const { status, body } = answer;
+        if (status >= 200 && status < 300) return { kind: 'revoked', statusCode: status };
+        // 404 unknown reference, 409 bundle_used / esim_installed: the supplier's "no", with its word for why.
+        if (status === 404 || status === 409) return { kind: 'refused', statusCode: status, detail: supplierWord(body) ?? (status === 404 ? 'not_found' : 'conflict') };
+        return { kind: 'transient', cause: status === 429 ? 'throttled' : 'unavailable', statusCode: status, detail: describeError(status, body) };
+      }),
   };
+}
+
+/** The supplier's `error` field (`bundle_used`), if it is a short machine word. */
+function supplierWord(body: string): string | undefined {
+  const answer = errorAnswer.safeParse(parseJson(body));
+  const word = answer.success ? answer.data.error : undefined;
+  return word && /^[a-z_]{1,40}$/.test(word) ? word : undefined;
 }
 
 class OversizedAnswerError extends Error {}

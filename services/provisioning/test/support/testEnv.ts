@@ -1,5 +1,7 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { EventData, EventEnvelope } from '@esim/events';
+import type { ServiceClient } from '@esim/grpc';
+import { provisioningV1 } from '@esim/proto';
 import type { RunningService } from '@esim/service';
 import { createTestInfra, until, type TestInfra } from '@esim/testing';
 import { provisioningService } from '../../src/app.js';
@@ -8,6 +10,8 @@ import type { SupplierCall } from '../../src/domain/supplierCall.js';
 import { findSupplierCall } from '../../src/store/supplierCalls.js';
 
 export { until };
+
+export type ProvisioningClient = ServiceClient<(typeof provisioningV1.ProvisioningService)['method']>;
 
 export type ProvisioningResult = EventEnvelope<'provisioning.succeeded'> | EventEnvelope<'provisioning.failed'>;
 
@@ -19,7 +23,9 @@ export interface TestEnv extends Pick<TestInfra, 'databaseUrl' | 'pool' | 'clean
    * orders service's relay would (Nats-Msg-Id = event id unless `msgId` says
    * otherwise, to get past the duplicate window on purpose).
    */
-  publishPaid(data: Pick<EventData<'orders.order.paid'>, 'orderId' | 'supplierSku'>, options?: { eventId?: string; msgId?: string; occurredAt?: string }): Promise<EventEnvelope<'orders.order.paid'>>;
+  publishPaid(data: Pick<EventData<'orders.order.paid'>, 'orderId' | 'supplierSku'> & Partial<Pick<EventData<'orders.order.paid'>, 'kind' | 'iccid' | 'dataMb' | 'validityDays'>>, options?: { eventId?: string; msgId?: string; occurredAt?: string }): Promise<EventEnvelope<'orders.order.paid'>>;
+  /** A gRPC client to the running instance's ProvisioningService. */
+  client(running: RunningService<Config>): ProvisioningClient;
   /** Result events provisioning wrote to its outbox for the order, oldest first. */
   results(orderId: string): Promise<ProvisioningResult[]>;
   supplierCall(orderId: string): Promise<SupplierCall | undefined>;
@@ -39,7 +45,7 @@ export async function createTestEnv(): Promise<TestEnv> {
     publishPaid: (data, options = {}) =>
       infra.publish(
         'orders.order.paid',
-        { partnerId: 'ptn_test', planId: 'plan_test', price: 750, currency: 'USD', ...data },
+        { partnerId: 'ptn_test', planId: 'plan_test', price: 750, currency: 'USD', kind: 'esim', iccid: null, ...data },
         { id: options.eventId, msgId: options.msgId, occurredAt: options.occurredAt },
       ),
     async results(orderId) {
@@ -50,6 +56,7 @@ export async function createTestEnv(): Promise<TestEnv> {
       return rows.map((row) => row.payload);
     },
     supplierCall: (orderId) => findSupplierCall(pool, orderId),
+    client: (running) => infra.client(provisioningV1.ProvisioningService, running),
     async settled() {
       const jsm = await jetstreamManager(await infra.nats());
       const info = await jsm.consumers.info(ns.stream('ORDERS'), ns.durable('provisioning_order_paid'));

@@ -1,24 +1,39 @@
-import { newEsimProfile, type EsimProfile } from './esimIdentity.js';
+import { newEsimProfile } from './esimIdentity.js';
+import type { Located, SimBundle, SimEsim, SupplierState } from './state.js';
 
-export interface IssuedEsim extends EsimProfile {
-  /** The caller's idempotency reference (the platform sends its order id). */
-  reference: string;
-  sku: string;
+/** A bundle's size as the caller states it (a real supplier knows it from the SKU; the simulator has no catalog). */
+export interface BundleSize {
+  dataMb?: number | undefined;
+  validityDays?: number | undefined;
 }
 
-/** What the supplier answers to one eSIM request. */
-export type SupplierAnswer =
-  | { kind: 'issued'; esim: IssuedEsim; replayed: boolean }
+export const defaultBundleSize = { dataMb: 1024, validityDays: 30 } as const;
+
+const unavailable = { kind: 'unavailable', message: 'The supplier is temporarily unavailable.' } as const;
+
+/** What the supplier answers to an eSIM or bundle request. */
+export type IssueAnswer =
+  | { kind: 'issued'; located: Located; replayed: boolean }
   | { kind: 'rejected'; message: string }
-  | { kind: 'unavailable'; message: string };
+  | { kind: 'unavailable'; message: string }
+  | { kind: 'not_found' }
+  | { kind: 'esim_revoked' }
+  | { kind: 'reference_conflict' };
+
+export type RevokeAnswer =
+  | { kind: 'revoked'; located: Located }
+  | { kind: 'unavailable'; message: string }
+  | { kind: 'not_found' }
+  | { kind: 'bundle_used' }
+  | { kind: 'esim_installed' };
 
 export interface SupplierRules {
   smdpAddress: string;
   /** 0 to 1: the share of requests that fail with a transient error. */
   failureRate: number;
   random?: () => number;
-  /** How many references are remembered; the oldest are forgotten beyond it, so memory stays bounded. */
-  maxReferences?: number;
+  /** How many FLAKY- references are counted at once; the oldest are forgotten beyond it. */
+  maxFlakyReferences?: number;
 }
 
 /** SKUs with these prefixes let tests and demos reach the supplier's failure paths on purpose (contract §8). */
@@ -27,50 +42,118 @@ const flakyPrefix = 'FLAKY-';
 const flakyFailures = 2;
 
 /**
- * The upstream supplier's behaviour, in memory. The reference is the
- * supplier-side idempotency key: once an eSIM is issued for it, every later
- * request with that reference gets the same eSIM, which is what lets the
- * platform retry a call whose answer it never saw.
+ * The upstream supplier's side of the platform's calls: issue an eSIM, add
+ * a bundle to one, revoke a bundle. The reference is the supplier-side
+ * idempotency key: once something was done for it, every later request with
+ * that reference gets the same answer, which is what lets the platform retry
+ * a call whose answer it never saw. FLAKY- counters live in memory only (a
+ * restart grants two more failures, which no caller can tell apart).
  */
 export class SimulatedSupplier {
-  private readonly issued = new Map<string, IssuedEsim>();
   private readonly flakyCalls = new Map<string, number>();
   private readonly random: () => number;
-  private readonly maxReferences: number;
+  private readonly maxFlakyReferences: number;
 
-  constructor(private readonly rules: SupplierRules) {
+  constructor(
+    private readonly state: SupplierState,
+    private readonly rules: SupplierRules,
+  ) {
     this.random = rules.random ?? Math.random;
-    this.maxReferences = rules.maxReferences ?? 100_000;
+    this.maxFlakyReferences = rules.maxFlakyReferences ?? 10_000;
   }
 
-  order(sku: string, reference: string): SupplierAnswer {
-    if (this.rules.failureRate > 0 && this.random() < this.rules.failureRate) {
-      return { kind: 'unavailable', message: 'The supplier is temporarily unavailable.' };
+  /** `POST /v1/esims`: a new eSIM whose first bundle is named by `reference`. */
+  order(sku: string, reference: string, size: BundleSize = {}): IssueAnswer {
+    if (this.failsAtRandom()) return unavailable;
+    const existing = this.state.byReference(reference);
+    if (existing) {
+      const isFirstBundle = existing.esim.bundles[0] === existing.bundle;
+      return isFirstBundle ? { kind: 'issued', located: existing, replayed: true } : { kind: 'reference_conflict' };
     }
-    const existing = this.issued.get(reference);
-    if (existing) return { kind: 'issued', esim: existing, replayed: true };
+    const refused = this.skuRefusal(sku, reference);
+    if (refused) return refused;
+    const bundle = newBundle(sku, reference, size);
+    const esim: SimEsim = { ...newEsimProfile(this.rules.smdpAddress), status: 'released', bundles: [bundle] };
+    this.state.addEsim(esim);
+    return { kind: 'issued', located: { esim, bundle }, replayed: false };
+  }
+
+  /** `POST /v1/esims/{iccid}/bundles`: a top-up, queued behind the eSIM's other bundles. */
+  addBundle(iccid: string, sku: string, reference: string, size: BundleSize = {}): IssueAnswer {
+    if (this.failsAtRandom()) return unavailable;
+    const existing = this.state.byReference(reference);
+    if (existing) {
+      const sameTopUp = existing.esim.iccid === iccid && existing.esim.bundles[0] !== existing.bundle;
+      return sameTopUp ? { kind: 'issued', located: existing, replayed: true } : { kind: 'reference_conflict' };
+    }
+    const esim = this.state.byIccid(iccid);
+    if (!esim) return { kind: 'not_found' };
+    if (esim.status === 'revoked') return { kind: 'esim_revoked' };
+    const refused = this.skuRefusal(sku, reference);
+    if (refused) return refused;
+    const bundle = newBundle(sku, reference, size);
+    this.state.addBundle(esim, bundle);
+    return { kind: 'issued', located: { esim, bundle }, replayed: false };
+  }
+
+  /**
+   * `POST /v1/bundles/{reference}/revoke`: a first bundle's reference revokes
+   * the whole eSIM (every bundle cancelled), a top-up's only that bundle.
+   * Only what was never used (and, for an eSIM, never installed) can go.
+   */
+  revoke(reference: string): RevokeAnswer {
+    if (this.failsAtRandom()) return unavailable;
+    const located = this.state.byReference(reference);
+    if (!located) return { kind: 'not_found' };
+    const { esim, bundle } = located;
+    const isFirstBundle = esim.bundles[0] === bundle;
+    const alreadyDone = isFirstBundle ? esim.status === 'revoked' : bundle.status === 'cancelled';
+    if (alreadyDone) return { kind: 'revoked', located };
+    if (bundle.dataUsedMb > 0) return { kind: 'bundle_used' };
+    if (isFirstBundle && esim.status === 'installed') return { kind: 'esim_installed' };
+    if (isFirstBundle) {
+      esim.status = 'revoked';
+      for (const each of esim.bundles) if (each.status === 'queued' || each.status === 'active') each.status = 'cancelled';
+    } else {
+      bundle.status = 'cancelled';
+    }
+    this.state.changed();
+    return { kind: 'revoked', located };
+  }
+
+  find(reference: string): Located | undefined {
+    return this.state.byReference(reference);
+  }
+
+  private failsAtRandom(): boolean {
+    return this.rules.failureRate > 0 && this.random() < this.rules.failureRate;
+  }
+
+  /** FAIL- is refused for good; FLAKY- fails its first two calls per reference. */
+  private skuRefusal(sku: string, reference: string): IssueAnswer | undefined {
     if (sku.startsWith(rejectedPrefix)) return { kind: 'rejected', message: `SKU ${sku} cannot be provisioned.` };
-    if (sku.startsWith(flakyPrefix)) {
-      const calls = (this.flakyCalls.get(reference) ?? 0) + 1;
-      remember(this.flakyCalls, reference, calls, this.maxReferences);
-      if (calls <= flakyFailures) return { kind: 'unavailable', message: 'The supplier is temporarily unavailable.' };
+    if (!sku.startsWith(flakyPrefix)) return undefined;
+    const calls = (this.flakyCalls.get(reference) ?? 0) + 1;
+    this.flakyCalls.set(reference, calls);
+    if (this.flakyCalls.size > this.maxFlakyReferences) {
+      const oldest = this.flakyCalls.keys().next().value;
+      if (oldest !== undefined) this.flakyCalls.delete(oldest);
     }
-    const esim: IssuedEsim = { reference, sku, ...newEsimProfile(this.rules.smdpAddress) };
-    remember(this.issued, reference, esim, this.maxReferences);
+    if (calls <= flakyFailures) return unavailable;
     this.flakyCalls.delete(reference);
-    return { kind: 'issued', esim, replayed: false };
-  }
-
-  find(reference: string): IssuedEsim | undefined {
-    return this.issued.get(reference);
+    return undefined;
   }
 }
 
-/** Sets a key, dropping the oldest entry (Map keeps insertion order) once the map is full. */
-function remember<V>(map: Map<string, V>, key: string, value: V, max: number): void {
-  map.set(key, value);
-  if (map.size > max) {
-    const oldest = map.keys().next().value;
-    if (oldest !== undefined) map.delete(oldest);
-  }
+function newBundle(sku: string, reference: string, size: BundleSize): SimBundle {
+  return {
+    reference,
+    sku,
+    dataMb: size.dataMb ?? defaultBundleSize.dataMb,
+    dataUsedMb: 0,
+    validityDays: size.validityDays ?? defaultBundleSize.validityDays,
+    status: 'queued',
+    activatedAt: null,
+    expiresAt: null,
+  };
 }

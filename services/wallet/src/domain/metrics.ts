@@ -6,8 +6,8 @@ const meter = metrics.getMeter('wallet');
 export const walletMetrics = {
   debits: meter.createCounter('wallet_debits_total', { description: 'Order debits recorded' }),
   debitedMinor: meter.createCounter('wallet_debited_minor_total', { description: 'Money debited for orders, in minor units' }),
-  refunds: meter.createCounter('wallet_refunds_total', { description: 'Refunds of failed orders recorded' }),
-  refundedMinor: meter.createCounter('wallet_refunded_minor_total', { description: 'Money refunded for failed orders, in minor units' }),
+  refunds: meter.createCounter('wallet_refunds_total', { description: 'Refunds of failed or cancelled orders recorded' }),
+  refundedMinor: meter.createCounter('wallet_refunded_minor_total', { description: 'Money refunded for failed or cancelled orders, in minor units' }),
   topUps: meter.createCounter('wallet_topups_total', { description: 'Operator top-ups credited' }),
   adjustments: meter.createCounter('wallet_adjustments_total', { description: 'Operator adjustments recorded' }),
 };

@@ -5,6 +5,7 @@ import type { WalletDeps } from '../domain/deps.js';
 import { getReservation } from '../domain/getReservation.js';
 import { getWallet } from '../domain/getWallet.js';
 import { listLedger } from '../domain/listLedger.js';
+import { refundCancelledOrder } from '../domain/refundCancelledOrder.js';
 import { reserve } from '../domain/reserve.js';
 import { topUp } from '../domain/topUp.js';
 import { amountOf, auditOf, ledgerEntryMessage, reservationMessage } from './views.js';
@@ -47,6 +48,10 @@ export function walletHandlers(deps: WalletDeps): ServiceHandlers<WalletMethods>
         audit: auditOf(request.audit),
       });
       return { entry: ledgerEntryMessage(entry), balance: BigInt(balance) };
+    },
+    async refundOrder(request) {
+      const { entry, balanceAfter, replayed } = await refundCancelledOrder(deps, request);
+      return { entry: ledgerEntryMessage(entry), balanceAfter: BigInt(balanceAfter), replayed };
     },
   };
 }

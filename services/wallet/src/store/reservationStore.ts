@@ -51,10 +51,11 @@ export async function markCaptured(db: Queryable, orderId: string): Promise<void
   if (result.rowCount !== 1) throw new Error(`reservation ${orderId} was not held`);
 }
 
-export async function markReleased(db: Queryable, orderId: string, refundEntryId: string): Promise<void> {
-  const result = await db.query(`UPDATE wallet.reservations SET state = 'released', refund_entry_id = $2, updated_at = now() WHERE order_id = $1 AND state = 'held'`, [
-    orderId,
-    refundEntryId,
-  ]);
-  if (result.rowCount !== 1) throw new Error(`reservation ${orderId} was not held`);
+/** held (a failed order) or, for a cancellation, held or captured → released with its refund entry. */
+export async function markReleased(db: Queryable, orderId: string, refundEntryId: string, from: ReservationState[] = ['held']): Promise<void> {
+  const result = await db.query(
+    `UPDATE wallet.reservations SET state = 'released', refund_entry_id = $2, updated_at = now() WHERE order_id = $1 AND state = ANY($3::text[])`,
+    [orderId, refundEntryId, from],
+  );
+  if (result.rowCount !== 1) throw new Error(`reservation ${orderId} was not ${from.join(' or ')}`);
 }

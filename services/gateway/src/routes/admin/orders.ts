@@ -1,10 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { ordersV1 } from '@esim/proto';
 import { orderStatuses } from '@esim/vocabulary';
 import type { OrdersClient } from '../../backends.js';
 import { component } from '../../http/components.js';
 import { pageOf, pageQuery, pagination, problems } from '../../http/schemas.js';
+import { toProtoEnum } from '../../views/enums.js';
 import { adminOrderView, toAdminOrderView } from '../../views/orders.js';
 import { idOrNotFound } from '../ids.js';
 
@@ -31,7 +33,7 @@ export function adminOrderRoutes(app: FastifyInstance, { orders }: { orders: Ord
     },
     async (request) => {
       const { partnerId, status, page, limit } = request.query;
-      const result = await orders.listOrders({ partnerId: partnerId ?? '', status: status ?? '', page: { page, limit } });
+      const result = await orders.listOrders({ partnerId: partnerId ?? '', status: toProtoEnum(ordersV1.OrderStatus, status), page: { page, limit } });
       return { data: result.orders.map(toAdminOrderView), pagination: pagination(page, limit, result.total) };
     },
   );

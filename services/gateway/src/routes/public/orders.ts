@@ -1,12 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { ordersV1 } from '@esim/proto';
 import { orderStatuses } from '@esim/vocabulary';
 import type { OrdersClient } from '../../backends.js';
 import { component } from '../../http/components.js';
 import { pageOf, pageQuery, pagination, problems } from '../../http/schemas.js';
+import { toProtoEnum } from '../../views/enums.js';
 import { orderCreatedView, orderView, toOrderView } from '../../views/orders.js';
-import { idOrNotFound } from '../ids.js';
+import { iccidPattern, idOrNotFound } from '../ids.js';
 import { accountOf, type PartnerDoors } from '../partnerDoors.js';
 
 const orderRequest = component(
@@ -18,6 +20,11 @@ const orderRequest = component(
     planId: z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters').describe('A plan id from GET /partner/catalog'),
     email: z.email('must be a valid e-mail address').max(254, 'must be at most 254 characters').describe("The customer's e-mail address"),
     phoneNumber: z.string().regex(/^\+[1-9][0-9]{6,14}$/, 'must be E.164, e.g. +33612345678').describe("The customer's phone number, E.164"),
+    iccid: z
+      .string()
+      .regex(iccidPattern, 'must be an ICCID: 18–22 digits')
+      .optional()
+      .describe('Top up this eSIM of yours with the plan (a new bundle on the same ICCID) instead of issuing a new eSIM'),
   }),
   'OrderRequest',
   'public',
@@ -27,13 +34,15 @@ const orderPage = component(pageOf(orderView), 'OrderPage', 'public');
 
 /** Creating an order can wait on catalog and wallet behind the orders service; still bounded, and a retry replays. */
 const createOrderDeadlineMs = 10_000;
+/** A cancellation waits on the supplier's revoke and the wallet's refund behind the orders service. */
+const cancelOrderDeadlineMs = 15_000;
 
 export interface OrderRouteDeps {
   orders: OrdersClient;
   doors: PartnerDoors;
 }
 
-/** POST /partner/orders (orders:write); GET /partner/orders and /partner/orders/{orderId} (orders:read) and their portal twins (§7). */
+/** POST /partner/orders and /partner/orders/{orderId}/cancel (orders:write); GET /partner/orders and /partner/orders/{orderId} (orders:read) and their portal twins (§7). */
 export function orderRoutes(app: FastifyInstance, { orders, doors }: OrderRouteDeps): void {
   const typed = app.withTypeProvider<ZodTypeProvider>();
   const write = doors.apiKey('orders:write');
@@ -48,13 +57,15 @@ export function orderRoutes(app: FastifyInstance, { orders, doors }: OrderRouteD
           'Debits the plan’s price for your tier and queues provisioning: 201 with the order (`processing`) and your new wallet balance. ' +
           'The same `clientRequestId` with the same body answers 200 with the order in its current state and the header `Idempotent-Replayed: true`, debiting nothing; ' +
           'with a different body, 422 IDEMPOTENCY_CONFLICT; while the first request is still running, 409 REQUEST_IN_PROGRESS (retry). ' +
-          '402 INSUFFICIENT_BALANCE debits nothing and lists no order; 422 PLAN_NOT_AVAILABLE for an unknown or inactive plan.',
+          '402 INSUFFICIENT_BALANCE debits nothing and lists no order; 422 PLAN_NOT_AVAILABLE for an unknown or inactive plan. ' +
+          'With `iccid`, a top-up (`kind: topup`): 404 ESIM_NOT_FOUND for an unknown or another partner’s eSIM, 409 ESIM_NOT_TOPPABLE for a cancelled one, ' +
+          '422 PLAN_NOT_COMPATIBLE when the plan does not cover every country of the eSIM (GET /partner/catalog?iccid= lists the plans that do).',
         security: write.security,
         body: orderRequest,
         response: {
           201: orderCreatedView,
           200: orderCreatedView.describe('A replay of an earlier request (header Idempotent-Replayed: true)'),
-          ...problems(400, 402, 409, 413, 415, 422),
+          ...problems(400, 402, 404, 409, 413, 415, 422),
           ...write.problems,
         },
       },
@@ -66,6 +77,32 @@ export function orderRoutes(app: FastifyInstance, { orders, doors }: OrderRouteD
       const body = { ...toOrderView(result.order!), walletBalance: Number(result.walletBalance) };
       if (result.replayed) return reply.code(200).header('idempotent-replayed', 'true').send(body);
       return reply.code(201).send(body);
+    },
+  );
+
+  typed.post(
+    '/partner/orders/:orderId/cancel',
+    {
+      schema: {
+        tags: ['Orders'],
+        summary: 'Cancel an order that was never used, refunding its price',
+        description:
+          'No body. 200 with the order in status `cancelled`: its full price is back in your wallet as one `refund` entry, the bundle ' +
+          '(for an `esim` order, the whole eSIM) is revoked at the supplier, and an `order.cancelled` event follows. Cancelling a cancelled order ' +
+          'answers 200 again and refunds nothing more. 409 ORDER_NOT_CANCELLABLE (`detail` names the rule) unless the order is `provisioned`, ' +
+          'its bundle unused, within the cancellation window of provisioning and, for an `esim` order, the eSIM not installed and without a top-up ' +
+          'that is not cancelled; nothing changes. 503 UNAVAILABLE when the supplier cannot be reached: nothing changed, safe to retry. ' +
+          'An unknown, malformed or another partner’s order id: 404 ORDER_NOT_FOUND.',
+        security: write.security,
+        params: z.object({ orderId: z.string() }),
+        response: { 200: orderView, ...problems(404, 409, 413, 415), ...write.problems },
+      },
+      onRequest: write.onRequest,
+    },
+    async (request) => {
+      const orderId = idOrNotFound('ord', 'ORDER_NOT_FOUND', request.params.orderId);
+      const result = await orders.cancelOrder({ partnerId: accountOf(request).partnerId, orderId }, { deadlineMs: cancelOrderDeadlineMs });
+      return toOrderView(result.order!);
     },
   );
 
@@ -87,7 +124,11 @@ export function orderRoutes(app: FastifyInstance, { orders, doors }: OrderRouteD
       },
       async (request) => {
         const { status, page, limit } = request.query;
-        const result = await orders.listOrders({ partnerId: accountOf(request).partnerId, status: status ?? '', page: { page, limit } });
+        const result = await orders.listOrders({
+          partnerId: accountOf(request).partnerId,
+          status: toProtoEnum(ordersV1.OrderStatus, status),
+          page: { page, limit },
+        });
         return { data: result.orders.map(toOrderView), pagination: pagination(page, limit, result.total) };
       },
     );

@@ -2,8 +2,8 @@
 // @generated from file orders/v1/orders.proto (package orders.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { PageRequest } from "../../common/v1/common_pb.js";
 import { file_common_v1_common } from "../../common/v1/common_pb.js";
 import type { Message } from "@bufbuild/protobuf";
@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file orders/v1/orders.proto.
  */
 export const file_orders_v1_orders: GenFile = /*@__PURE__*/
-  fileDesc("ChZvcmRlcnMvdjEvb3JkZXJzLnByb3RvEglvcmRlcnMudjEiagoERXNpbRINCgVpY2NpZBgBIAEoCRIUCgxzbWRwX2FkZHJlc3MYAiABKAkSEwoLbWF0Y2hpbmdfaWQYAyABKAkSFwoPYWN0aXZhdGlvbl9jb2RlGAQgASgJEg8KB3FyX2NvZGUYBSABKAki+QIKBU9yZGVyEgoKAmlkGAEgASgJEhIKCnBhcnRuZXJfaWQYAiABKAkSGQoRY2xpZW50X3JlcXVlc3RfaWQYAyABKAkSDwoHcGxhbl9pZBgEIAEoCRIRCglwbGFuX25hbWUYBSABKAkSDgoGc3RhdHVzGAYgASgJEg0KBXByaWNlGAcgASgDEhAKCGN1cnJlbmN5GAggASgJEg0KBWVtYWlsGAkgASgJEhQKDHBob25lX251bWJlchgKIAEoCRIiCgRlc2ltGAsgASgLMg8ub3JkZXJzLnYxLkVzaW1IAIgBARIbCg5mYWlsdXJlX3JlYXNvbhgMIAEoCUgBiAEBEhIKCmNyZWF0ZWRfYXQYDSABKAkSEgoKdXBkYXRlZF9hdBgOIAEoCRIfChJzdXBwbGllcl9yZWZlcmVuY2UYDyABKAlIAogBAUIHCgVfZXNpbUIRCg9fZmFpbHVyZV9yZWFzb25CFQoTX3N1cHBsaWVyX3JlZmVyZW5jZSKHAQoSQ3JlYXRlT3JkZXJSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSDAoEdGllchgCIAEoCRIZChFjbGllbnRfcmVxdWVzdF9pZBgDIAEoCRIPCgdwbGFuX2lkGAQgASgJEg0KBWVtYWlsGAUgASgJEhQKDHBob25lX251bWJlchgGIAEoCSJgChNDcmVhdGVPcmRlclJlc3BvbnNlEh8KBW9yZGVyGAEgASgLMhAub3JkZXJzLnYxLk9yZGVyEhYKDndhbGxldF9iYWxhbmNlGAIgASgDEhAKCHJlcGxheWVkGAMgASgIIjEKD0dldE9yZGVyUmVxdWVzdBIKCgJpZBgBIAEoCRISCgpwYXJ0bmVyX2lkGAIgASgJIl0KEUxpc3RPcmRlcnNSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSDgoGc3RhdHVzGAIgASgJEiQKBHBhZ2UYAyABKAsyFi5jb21tb24udjEuUGFnZVJlcXVlc3QiRQoSTGlzdE9yZGVyc1Jlc3BvbnNlEiAKBm9yZGVycxgBIAMoCzIQLm9yZGVycy52MS5PcmRlchINCgV0b3RhbBgCIAEoBTLiAQoNT3JkZXJzU2VydmljZRJMCgtDcmVhdGVPcmRlchIdLm9yZGVycy52MS5DcmVhdGVPcmRlclJlcXVlc3QaHi5vcmRlcnMudjEuQ3JlYXRlT3JkZXJSZXNwb25zZRI4CghHZXRPcmRlchIaLm9yZGVycy52MS5HZXRPcmRlclJlcXVlc3QaEC5vcmRlcnMudjEuT3JkZXISSQoKTGlzdE9yZGVycxIcLm9yZGVycy52MS5MaXN0T3JkZXJzUmVxdWVzdBodLm9yZGVycy52MS5MaXN0T3JkZXJzUmVzcG9uc2ViBnByb3RvMw", [file_common_v1_common]);
+  fileDesc("ChZvcmRlcnMvdjEvb3JkZXJzLnByb3RvEglvcmRlcnMudjEihQEKBEVzaW0SDQoFaWNjaWQYASABKAkSFAoMc21kcF9hZGRyZXNzGAIgASgJEhMKC21hdGNoaW5nX2lkGAMgASgJEhcKD2FjdGl2YXRpb25fY29kZRgEIAEoCRIPCgdxcl9jb2RlGAUgASgJEhkKEWFwcGxlX2luc3RhbGxfdXJsGAYgASgJIrUECgVPcmRlchIKCgJpZBgBIAEoCRISCgpwYXJ0bmVyX2lkGAIgASgJEhkKEWNsaWVudF9yZXF1ZXN0X2lkGAMgASgJEg8KB3BsYW5faWQYBCABKAkSEQoJcGxhbl9uYW1lGAUgASgJEiYKBnN0YXR1cxgQIAEoDjIWLm9yZGVycy52MS5PcmRlclN0YXR1cxIiCgRraW5kGBEgASgOMhQub3JkZXJzLnYxLk9yZGVyS2luZBISCgVpY2NpZBgSIAEoCUgAiAEBEg0KBXByaWNlGAcgASgDEhAKCGN1cnJlbmN5GAggASgJEg0KBWVtYWlsGAkgASgJEhQKDHBob25lX251bWJlchgKIAEoCRIiCgRlc2ltGAsgASgLMg8ub3JkZXJzLnYxLkVzaW1IAYgBARIbCg5mYWlsdXJlX3JlYXNvbhgMIAEoCUgCiAEBEhIKCmNyZWF0ZWRfYXQYDSABKAkSEgoKdXBkYXRlZF9hdBgOIAEoCRIfChJzdXBwbGllcl9yZWZlcmVuY2UYDyABKAlIA4gBARIbCg5wcm92aXNpb25lZF9hdBgTIAEoCUgEiAEBEhkKDGNhbmNlbGxlZF9hdBgUIAEoCUgFiAEBQggKBl9pY2NpZEIHCgVfZXNpbUIRCg9fZmFpbHVyZV9yZWFzb25CFQoTX3N1cHBsaWVyX3JlZmVyZW5jZUIRCg9fcHJvdmlzaW9uZWRfYXRCDwoNX2NhbmNlbGxlZF9hdEoECAYQByKlAQoSQ3JlYXRlT3JkZXJSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSDAoEdGllchgCIAEoCRIZChFjbGllbnRfcmVxdWVzdF9pZBgDIAEoCRIPCgdwbGFuX2lkGAQgASgJEg0KBWVtYWlsGAUgASgJEhQKDHBob25lX251bWJlchgGIAEoCRISCgVpY2NpZBgHIAEoCUgAiAEBQggKBl9pY2NpZCJgChNDcmVhdGVPcmRlclJlc3BvbnNlEh8KBW9yZGVyGAEgASgLMhAub3JkZXJzLnYxLk9yZGVyEhYKDndhbGxldF9iYWxhbmNlGAIgASgDEhAKCHJlcGxheWVkGAMgASgIIjEKD0dldE9yZGVyUmVxdWVzdBIKCgJpZBgBIAEoCRISCgpwYXJ0bmVyX2lkGAIgASgJInsKEUxpc3RPcmRlcnNSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSJgoGc3RhdHVzGAQgASgOMhYub3JkZXJzLnYxLk9yZGVyU3RhdHVzEiQKBHBhZ2UYAyABKAsyFi5jb21tb24udjEuUGFnZVJlcXVlc3RKBAgCEAMiRQoSTGlzdE9yZGVyc1Jlc3BvbnNlEiAKBm9yZGVycxgBIAMoCzIQLm9yZGVycy52MS5PcmRlchINCgV0b3RhbBgCIAEoBSI6ChJDYW5jZWxPcmRlclJlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRIQCghvcmRlcl9pZBgCIAEoCSJqChNDYW5jZWxPcmRlclJlc3BvbnNlEh8KBW9yZGVyGAEgASgLMhAub3JkZXJzLnYxLk9yZGVyEhcKD3JlZnVuZGVkX2Ftb3VudBgCIAEoAxIZChFhbHJlYWR5X2NhbmNlbGxlZBgDIAEoCCJnCglFc2ltVXNhZ2USFQoNZGF0YV90b3RhbF9tYhgBIAEoBRIUCgxkYXRhX3VzZWRfbWIYAiABKAUSGQoRZGF0YV9yZW1haW5pbmdfbWIYAyABKAUSEgoKdXBkYXRlZF9hdBgEIAEoCSL5AQoGQnVuZGxlEhAKCG9yZGVyX2lkGAEgASgJEg8KB3BsYW5faWQYAiABKAkSEQoJcGxhbl9uYW1lGAMgASgJEg8KB2RhdGFfbWIYBCABKAUSFAoMZGF0YV91c2VkX21iGAUgASgFEhUKDXZhbGlkaXR5X2RheXMYBiABKAUSJwoGc3RhdHVzGAcgASgOMhcub3JkZXJzLnYxLkJ1bmRsZVN0YXR1cxIZCgxhY3RpdmF0ZWRfYXQYCCABKAlIAIgBARIXCgpleHBpcmVzX2F0GAkgASgJSAGIAQFCDwoNX2FjdGl2YXRlZF9hdEINCgtfZXhwaXJlc19hdCKVAwoIRXNpbVZpZXcSDQoFaWNjaWQYASABKAkSEgoKcGFydG5lcl9pZBgCIAEoCRIQCghvcmRlcl9pZBgDIAEoCRIlCgZzdGF0dXMYBCABKA4yFS5vcmRlcnMudjEuRXNpbVN0YXR1cxIUCgxzbWRwX2FkZHJlc3MYBSABKAkSEwoLbWF0Y2hpbmdfaWQYBiABKAkSFwoPYWN0aXZhdGlvbl9jb2RlGAcgASgJEhkKEWFwcGxlX2luc3RhbGxfdXJsGAggASgJEhEKCWNvdW50cmllcxgJIAMoCRITCgZyZWdpb24YCiABKAlIAIgBARIjCgV1c2FnZRgLIAEoCzIULm9yZGVycy52MS5Fc2ltVXNhZ2USIgoHYnVuZGxlcxgMIAMoCzIRLm9yZGVycy52MS5CdW5kbGUSEgoKY3JlYXRlZF9hdBgNIAEoCRISCgp1cGRhdGVkX2F0GA4gASgJEhkKDGluc3RhbGxlZF9hdBgPIAEoCUgBiAEBQgkKB19yZWdpb25CDwoNX2luc3RhbGxlZF9hdCIzCg5HZXRFc2ltUmVxdWVzdBISCgpwYXJ0bmVyX2lkGAEgASgJEg0KBWljY2lkGAIgASgJInMKEExpc3RFc2ltc1JlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRIlCgZzdGF0dXMYAiABKA4yFS5vcmRlcnMudjEuRXNpbVN0YXR1cxIkCgRwYWdlGAMgASgLMhYuY29tbW9uLnYxLlBhZ2VSZXF1ZXN0IkYKEUxpc3RFc2ltc1Jlc3BvbnNlEiIKBWVzaW1zGAEgAygLMhMub3JkZXJzLnYxLkVzaW1WaWV3Eg0KBXRvdGFsGAIgASgFItgBCiFSZWNvcmRTdXBwbGllck5vdGlmaWNhdGlvblJlcXVlc3QSCgoCaWQYASABKAkSMQoEdHlwZRgCIAEoDjIjLm9yZGVycy52MS5TdXBwbGllck5vdGlmaWNhdGlvblR5cGUSEwoLb2NjdXJyZWRfYXQYAyABKAkSDQoFaWNjaWQYBCABKAkSFgoJcmVmZXJlbmNlGAUgASgJSACIAQESGQoMZGF0YV91c2VkX21iGAYgASgFSAGIAQFCDAoKX3JlZmVyZW5jZUIPCg1fZGF0YV91c2VkX21iIjcKIlJlY29yZFN1cHBsaWVyTm90aWZpY2F0aW9uUmVzcG9uc2USEQoJZHVwbGljYXRlGAEgASgIKpsBCgtPcmRlclN0YXR1cxIcChhPUkRFUl9TVEFUVVNfVU5TUEVDSUZJRUQQABIbChdPUkRFUl9TVEFUVVNfUFJPQ0VTU0lORxABEhwKGE9SREVSX1NUQVRVU19QUk9WSVNJT05FRBACEhcKE09SREVSX1NUQVRVU19GQUlMRUQQAxIaChZPUkRFUl9TVEFUVVNfQ0FOQ0VMTEVEEAQqUgoJT3JkZXJLaW5kEhoKFk9SREVSX0tJTkRfVU5TUEVDSUZJRUQQABITCg9PUkRFUl9LSU5EX0VTSU0QARIUChBPUkRFUl9LSU5EX1RPUFVQEAIqeQoKRXNpbVN0YXR1cxIbChdFU0lNX1NUQVRVU19VTlNQRUNJRklFRBAAEhgKFEVTSU1fU1RBVFVTX1JFTEVBU0VEEAESGQoVRVNJTV9TVEFUVVNfSU5TVEFMTEVEEAISGQoVRVNJTV9TVEFUVVNfQ0FOQ0VMTEVEEAMqtQEKDEJ1bmRsZVN0YXR1cxIdChlCVU5ETEVfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGAoUQlVORExFX1NUQVRVU19RVUVVRUQQARIYChRCVU5ETEVfU1RBVFVTX0FDVElWRRACEhoKFkJVTkRMRV9TVEFUVVNfREVQTEVURUQQAxIZChVCVU5ETEVfU1RBVFVTX0VYUElSRUQQBBIbChdCVU5ETEVfU1RBVFVTX0NBTkNFTExFRBAFKtEBChhTdXBwbGllck5vdGlmaWNhdGlvblR5cGUSKgomU1VQUExJRVJfTk9USUZJQ0FUSU9OX1RZUEVfVU5TUEVDSUZJRUQQABItCilTVVBQTElFUl9OT1RJRklDQVRJT05fVFlQRV9FU0lNX0lOU1RBTExFRBABEisKJ1NVUFBMSUVSX05PVElGSUNBVElPTl9UWVBFX0JVTkRMRV9VU0FHRRACEi0KKVNVUFBMSUVSX05PVElGSUNBVElPTl9UWVBFX0JVTkRMRV9FWFBJUkVEEAMyrgQKDU9yZGVyc1NlcnZpY2USTAoLQ3JlYXRlT3JkZXISHS5vcmRlcnMudjEuQ3JlYXRlT3JkZXJSZXF1ZXN0Gh4ub3JkZXJzLnYxLkNyZWF0ZU9yZGVyUmVzcG9uc2USOAoIR2V0T3JkZXISGi5vcmRlcnMudjEuR2V0T3JkZXJSZXF1ZXN0GhAub3JkZXJzLnYxLk9yZGVyEkkKCkxpc3RPcmRlcnMSHC5vcmRlcnMudjEuTGlzdE9yZGVyc1JlcXVlc3QaHS5vcmRlcnMudjEuTGlzdE9yZGVyc1Jlc3BvbnNlEkwKC0NhbmNlbE9yZGVyEh0ub3JkZXJzLnYxLkNhbmNlbE9yZGVyUmVxdWVzdBoeLm9yZGVycy52MS5DYW5jZWxPcmRlclJlc3BvbnNlEjkKB0dldEVzaW0SGS5vcmRlcnMudjEuR2V0RXNpbVJlcXVlc3QaEy5vcmRlcnMudjEuRXNpbVZpZXcSRgoJTGlzdEVzaW1zEhsub3JkZXJzLnYxLkxpc3RFc2ltc1JlcXVlc3QaHC5vcmRlcnMudjEuTGlzdEVzaW1zUmVzcG9uc2USeQoaUmVjb3JkU3VwcGxpZXJOb3RpZmljYXRpb24SLC5vcmRlcnMudjEuUmVjb3JkU3VwcGxpZXJOb3RpZmljYXRpb25SZXF1ZXN0Gi0ub3JkZXJzLnYxLlJlY29yZFN1cHBsaWVyTm90aWZpY2F0aW9uUmVzcG9uc2ViBnByb3RvMw", [file_common_v1_common]);
 
 /**
  * @generated from message orders.v1.Esim
@@ -46,6 +46,13 @@ export type Esim = Message<"orders.v1.Esim"> & {
    * @generated from field: string qr_code = 5;
    */
   qrCode: string;
+
+  /**
+   * https://esimsetup.apple.com/esim_qrcode_provisioning?carddata=<activation code, percent-encoded>
+   *
+   * @generated from field: string apple_install_url = 6;
+   */
+  appleInstallUrl: string;
 };
 
 /**
@@ -85,11 +92,21 @@ export type Order = Message<"orders.v1.Order"> & {
   planName: string;
 
   /**
-   * processing | provisioned | failed
-   *
-   * @generated from field: string status = 6;
+   * @generated from field: orders.v1.OrderStatus status = 16;
    */
-  status: string;
+  status: OrderStatus;
+
+  /**
+   * @generated from field: orders.v1.OrderKind kind = 17;
+   */
+  kind: OrderKind;
+
+  /**
+   * A top-up's eSIM; a first order's once provisioned; else unset.
+   *
+   * @generated from field: optional string iccid = 18;
+   */
+  iccid?: string | undefined;
 
   /**
    * @generated from field: int64 price = 7;
@@ -137,6 +154,16 @@ export type Order = Message<"orders.v1.Order"> & {
    * @generated from field: optional string supplier_reference = 15;
    */
   supplierReference?: string | undefined;
+
+  /**
+   * @generated from field: optional string provisioned_at = 19;
+   */
+  provisionedAt?: string | undefined;
+
+  /**
+   * @generated from field: optional string cancelled_at = 20;
+   */
+  cancelledAt?: string | undefined;
 };
 
 /**
@@ -181,6 +208,13 @@ export type CreateOrderRequest = Message<"orders.v1.CreateOrderRequest"> & {
    * @generated from field: string phone_number = 6;
    */
   phoneNumber: string;
+
+  /**
+   * Set: top up this eSIM (18–22 digits) instead of issuing a new one.
+   *
+   * @generated from field: optional string iccid = 7;
+   */
+  iccid?: string | undefined;
 };
 
 /**
@@ -257,11 +291,11 @@ export type ListOrdersRequest = Message<"orders.v1.ListOrdersRequest"> & {
   partnerId: string;
 
   /**
-   * Empty for every status.
+   * UNSPECIFIED for every status.
    *
-   * @generated from field: string status = 2;
+   * @generated from field: orders.v1.OrderStatus status = 4;
    */
-  status: string;
+  status: OrderStatus;
 
   /**
    * @generated from field: common.v1.PageRequest page = 3;
@@ -299,16 +333,587 @@ export const ListOrdersResponseSchema: GenMessage<ListOrdersResponse> = /*@__PUR
   messageDesc(file_orders_v1_orders, 6);
 
 /**
+ * @generated from message orders.v1.CancelOrderRequest
+ */
+export type CancelOrderRequest = Message<"orders.v1.CancelOrderRequest"> & {
+  /**
+   * @generated from field: string partner_id = 1;
+   */
+  partnerId: string;
+
+  /**
+   * @generated from field: string order_id = 2;
+   */
+  orderId: string;
+};
+
+/**
+ * Describes the message orders.v1.CancelOrderRequest.
+ * Use `create(CancelOrderRequestSchema)` to create a new message.
+ */
+export const CancelOrderRequestSchema: GenMessage<CancelOrderRequest> = /*@__PURE__*/
+  messageDesc(file_orders_v1_orders, 7);
+
+/**
+ * @generated from message orders.v1.CancelOrderResponse
+ */
+export type CancelOrderResponse = Message<"orders.v1.CancelOrderResponse"> & {
+  /**
+   * The order, status CANCELLED.
+   *
+   * @generated from field: orders.v1.Order order = 1;
+   */
+  order?: Order | undefined;
+
+  /**
+   * The price given back (the same on a repeated cancel).
+   *
+   * @generated from field: int64 refunded_amount = 2;
+   */
+  refundedAmount: bigint;
+
+  /**
+   * True when the order had been cancelled before this call.
+   *
+   * @generated from field: bool already_cancelled = 3;
+   */
+  alreadyCancelled: boolean;
+};
+
+/**
+ * Describes the message orders.v1.CancelOrderResponse.
+ * Use `create(CancelOrderResponseSchema)` to create a new message.
+ */
+export const CancelOrderResponseSchema: GenMessage<CancelOrderResponse> = /*@__PURE__*/
+  messageDesc(file_orders_v1_orders, 8);
+
+/**
+ * @generated from message orders.v1.EsimUsage
+ */
+export type EsimUsage = Message<"orders.v1.EsimUsage"> & {
+  /**
+   * Sums over the bundles that are neither expired nor cancelled.
+   *
+   * @generated from field: int32 data_total_mb = 1;
+   */
+  dataTotalMb: number;
+
+  /**
+   * @generated from field: int32 data_used_mb = 2;
+   */
+  dataUsedMb: number;
+
+  /**
+   * total − used, never negative.
+   *
+   * @generated from field: int32 data_remaining_mb = 3;
+   */
+  dataRemainingMb: number;
+
+  /**
+   * @generated from field: string updated_at = 4;
+   */
+  updatedAt: string;
+};
+
+/**
+ * Describes the message orders.v1.EsimUsage.
+ * Use `create(EsimUsageSchema)` to create a new message.
+ */
+export const EsimUsageSchema: GenMessage<EsimUsage> = /*@__PURE__*/
+  messageDesc(file_orders_v1_orders, 9);
+
+/**
+ * @generated from message orders.v1.Bundle
+ */
+export type Bundle = Message<"orders.v1.Bundle"> & {
+  /**
+   * The order that bought it (the first order's, or a top-up's).
+   *
+   * @generated from field: string order_id = 1;
+   */
+  orderId: string;
+
+  /**
+   * @generated from field: string plan_id = 2;
+   */
+  planId: string;
+
+  /**
+   * @generated from field: string plan_name = 3;
+   */
+  planName: string;
+
+  /**
+   * @generated from field: int32 data_mb = 4;
+   */
+  dataMb: number;
+
+  /**
+   * @generated from field: int32 data_used_mb = 5;
+   */
+  dataUsedMb: number;
+
+  /**
+   * @generated from field: int32 validity_days = 6;
+   */
+  validityDays: number;
+
+  /**
+   * @generated from field: orders.v1.BundleStatus status = 7;
+   */
+  status: BundleStatus;
+
+  /**
+   * @generated from field: optional string activated_at = 8;
+   */
+  activatedAt?: string | undefined;
+
+  /**
+   * @generated from field: optional string expires_at = 9;
+   */
+  expiresAt?: string | undefined;
+};
+
+/**
+ * Describes the message orders.v1.Bundle.
+ * Use `create(BundleSchema)` to create a new message.
+ */
+export const BundleSchema: GenMessage<Bundle> = /*@__PURE__*/
+  messageDesc(file_orders_v1_orders, 10);
+
+/**
+ * Everything the contract's §13 eSIM view shows, plus partner_id for operators.
+ *
+ * @generated from message orders.v1.EsimView
+ */
+export type EsimView = Message<"orders.v1.EsimView"> & {
+  /**
+   * @generated from field: string iccid = 1;
+   */
+  iccid: string;
+
+  /**
+   * @generated from field: string partner_id = 2;
+   */
+  partnerId: string;
+
+  /**
+   * The first order's id.
+   *
+   * @generated from field: string order_id = 3;
+   */
+  orderId: string;
+
+  /**
+   * @generated from field: orders.v1.EsimStatus status = 4;
+   */
+  status: EsimStatus;
+
+  /**
+   * @generated from field: string smdp_address = 5;
+   */
+  smdpAddress: string;
+
+  /**
+   * @generated from field: string matching_id = 6;
+   */
+  matchingId: string;
+
+  /**
+   * @generated from field: string activation_code = 7;
+   */
+  activationCode: string;
+
+  /**
+   * @generated from field: string apple_install_url = 8;
+   */
+  appleInstallUrl: string;
+
+  /**
+   * @generated from field: repeated string countries = 9;
+   */
+  countries: string[];
+
+  /**
+   * @generated from field: optional string region = 10;
+   */
+  region?: string | undefined;
+
+  /**
+   * @generated from field: orders.v1.EsimUsage usage = 11;
+   */
+  usage?: EsimUsage | undefined;
+
+  /**
+   * In creation order (the first order's bundle first).
+   *
+   * @generated from field: repeated orders.v1.Bundle bundles = 12;
+   */
+  bundles: Bundle[];
+
+  /**
+   * @generated from field: string created_at = 13;
+   */
+  createdAt: string;
+
+  /**
+   * @generated from field: string updated_at = 14;
+   */
+  updatedAt: string;
+
+  /**
+   * @generated from field: optional string installed_at = 15;
+   */
+  installedAt?: string | undefined;
+};
+
+/**
+ * Describes the message orders.v1.EsimView.
+ * Use `create(EsimViewSchema)` to create a new message.
+ */
+export const EsimViewSchema: GenMessage<EsimView> = /*@__PURE__*/
+  messageDesc(file_orders_v1_orders, 11);
+
+/**
+ * @generated from message orders.v1.GetEsimRequest
+ */
+export type GetEsimRequest = Message<"orders.v1.GetEsimRequest"> & {
+  /**
+   * Empty for operators (any partner's eSIM).
+   *
+   * @generated from field: string partner_id = 1;
+   */
+  partnerId: string;
+
+  /**
+   * @generated from field: string iccid = 2;
+   */
+  iccid: string;
+};
+
+/**
+ * Describes the message orders.v1.GetEsimRequest.
+ * Use `create(GetEsimRequestSchema)` to create a new message.
+ */
+export const GetEsimRequestSchema: GenMessage<GetEsimRequest> = /*@__PURE__*/
+  messageDesc(file_orders_v1_orders, 12);
+
+/**
+ * @generated from message orders.v1.ListEsimsRequest
+ */
+export type ListEsimsRequest = Message<"orders.v1.ListEsimsRequest"> & {
+  /**
+   * Empty for every partner (operators).
+   *
+   * @generated from field: string partner_id = 1;
+   */
+  partnerId: string;
+
+  /**
+   * UNSPECIFIED for every status.
+   *
+   * @generated from field: orders.v1.EsimStatus status = 2;
+   */
+  status: EsimStatus;
+
+  /**
+   * @generated from field: common.v1.PageRequest page = 3;
+   */
+  page?: PageRequest | undefined;
+};
+
+/**
+ * Describes the message orders.v1.ListEsimsRequest.
+ * Use `create(ListEsimsRequestSchema)` to create a new message.
+ */
+export const ListEsimsRequestSchema: GenMessage<ListEsimsRequest> = /*@__PURE__*/
+  messageDesc(file_orders_v1_orders, 13);
+
+/**
+ * @generated from message orders.v1.ListEsimsResponse
+ */
+export type ListEsimsResponse = Message<"orders.v1.ListEsimsResponse"> & {
+  /**
+   * @generated from field: repeated orders.v1.EsimView esims = 1;
+   */
+  esims: EsimView[];
+
+  /**
+   * @generated from field: int32 total = 2;
+   */
+  total: number;
+};
+
+/**
+ * Describes the message orders.v1.ListEsimsResponse.
+ * Use `create(ListEsimsResponseSchema)` to create a new message.
+ */
+export const ListEsimsResponseSchema: GenMessage<ListEsimsResponse> = /*@__PURE__*/
+  messageDesc(file_orders_v1_orders, 14);
+
+/**
+ * @generated from message orders.v1.RecordSupplierNotificationRequest
+ */
+export type RecordSupplierNotificationRequest = Message<"orders.v1.RecordSupplierNotificationRequest"> & {
+  /**
+   * The supplier's notification id (ntf_…): the dedupe key.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: orders.v1.SupplierNotificationType type = 2;
+   */
+  type: SupplierNotificationType;
+
+  /**
+   * ISO 8601.
+   *
+   * @generated from field: string occurred_at = 3;
+   */
+  occurredAt: string;
+
+  /**
+   * @generated from field: string iccid = 4;
+   */
+  iccid: string;
+
+  /**
+   * bundle.usage, bundle.expired: the bundle's order id.
+   *
+   * @generated from field: optional string reference = 5;
+   */
+  reference?: string | undefined;
+
+  /**
+   * bundle.usage: cumulative use of that bundle.
+   *
+   * @generated from field: optional int32 data_used_mb = 6;
+   */
+  dataUsedMb?: number | undefined;
+};
+
+/**
+ * Describes the message orders.v1.RecordSupplierNotificationRequest.
+ * Use `create(RecordSupplierNotificationRequestSchema)` to create a new message.
+ */
+export const RecordSupplierNotificationRequestSchema: GenMessage<RecordSupplierNotificationRequest> = /*@__PURE__*/
+  messageDesc(file_orders_v1_orders, 15);
+
+/**
+ * @generated from message orders.v1.RecordSupplierNotificationResponse
+ */
+export type RecordSupplierNotificationResponse = Message<"orders.v1.RecordSupplierNotificationResponse"> & {
+  /**
+   * True when the id was recorded before: nothing applied again.
+   *
+   * @generated from field: bool duplicate = 1;
+   */
+  duplicate: boolean;
+};
+
+/**
+ * Describes the message orders.v1.RecordSupplierNotificationResponse.
+ * Use `create(RecordSupplierNotificationResponseSchema)` to create a new message.
+ */
+export const RecordSupplierNotificationResponseSchema: GenMessage<RecordSupplierNotificationResponse> = /*@__PURE__*/
+  messageDesc(file_orders_v1_orders, 16);
+
+/**
+ * Contract §7: processing → provisioned | failed; provisioned → cancelled.
+ *
+ * @generated from enum orders.v1.OrderStatus
+ */
+export enum OrderStatus {
+  /**
+   * @generated from enum value: ORDER_STATUS_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: ORDER_STATUS_PROCESSING = 1;
+   */
+  PROCESSING = 1,
+
+  /**
+   * @generated from enum value: ORDER_STATUS_PROVISIONED = 2;
+   */
+  PROVISIONED = 2,
+
+  /**
+   * @generated from enum value: ORDER_STATUS_FAILED = 3;
+   */
+  FAILED = 3,
+
+  /**
+   * @generated from enum value: ORDER_STATUS_CANCELLED = 4;
+   */
+  CANCELLED = 4,
+}
+
+/**
+ * Describes the enum orders.v1.OrderStatus.
+ */
+export const OrderStatusSchema: GenEnum<OrderStatus> = /*@__PURE__*/
+  enumDesc(file_orders_v1_orders, 0);
+
+/**
+ * esim: a new eSIM; topup: a bundle added to an existing eSIM (§13).
+ *
+ * @generated from enum orders.v1.OrderKind
+ */
+export enum OrderKind {
+  /**
+   * @generated from enum value: ORDER_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: ORDER_KIND_ESIM = 1;
+   */
+  ESIM = 1,
+
+  /**
+   * @generated from enum value: ORDER_KIND_TOPUP = 2;
+   */
+  TOPUP = 2,
+}
+
+/**
+ * Describes the enum orders.v1.OrderKind.
+ */
+export const OrderKindSchema: GenEnum<OrderKind> = /*@__PURE__*/
+  enumDesc(file_orders_v1_orders, 1);
+
+/**
+ * Contract §13: released → installed; cancelled when its first order is.
+ *
+ * @generated from enum orders.v1.EsimStatus
+ */
+export enum EsimStatus {
+  /**
+   * @generated from enum value: ESIM_STATUS_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: ESIM_STATUS_RELEASED = 1;
+   */
+  RELEASED = 1,
+
+  /**
+   * @generated from enum value: ESIM_STATUS_INSTALLED = 2;
+   */
+  INSTALLED = 2,
+
+  /**
+   * @generated from enum value: ESIM_STATUS_CANCELLED = 3;
+   */
+  CANCELLED = 3,
+}
+
+/**
+ * Describes the enum orders.v1.EsimStatus.
+ */
+export const EsimStatusSchema: GenEnum<EsimStatus> = /*@__PURE__*/
+  enumDesc(file_orders_v1_orders, 2);
+
+/**
+ * Contract §13: queued → active → depleted | expired; cancelled.
+ *
+ * @generated from enum orders.v1.BundleStatus
+ */
+export enum BundleStatus {
+  /**
+   * @generated from enum value: BUNDLE_STATUS_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: BUNDLE_STATUS_QUEUED = 1;
+   */
+  QUEUED = 1,
+
+  /**
+   * @generated from enum value: BUNDLE_STATUS_ACTIVE = 2;
+   */
+  ACTIVE = 2,
+
+  /**
+   * @generated from enum value: BUNDLE_STATUS_DEPLETED = 3;
+   */
+  DEPLETED = 3,
+
+  /**
+   * @generated from enum value: BUNDLE_STATUS_EXPIRED = 4;
+   */
+  EXPIRED = 4,
+
+  /**
+   * @generated from enum value: BUNDLE_STATUS_CANCELLED = 5;
+   */
+  CANCELLED = 5,
+}
+
+/**
+ * Describes the enum orders.v1.BundleStatus.
+ */
+export const BundleStatusSchema: GenEnum<BundleStatus> = /*@__PURE__*/
+  enumDesc(file_orders_v1_orders, 3);
+
+/**
+ * @generated from enum orders.v1.SupplierNotificationType
+ */
+export enum SupplierNotificationType {
+  /**
+   * @generated from enum value: SUPPLIER_NOTIFICATION_TYPE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * esim.installed
+   *
+   * @generated from enum value: SUPPLIER_NOTIFICATION_TYPE_ESIM_INSTALLED = 1;
+   */
+  ESIM_INSTALLED = 1,
+
+  /**
+   * bundle.usage
+   *
+   * @generated from enum value: SUPPLIER_NOTIFICATION_TYPE_BUNDLE_USAGE = 2;
+   */
+  BUNDLE_USAGE = 2,
+
+  /**
+   * bundle.expired
+   *
+   * @generated from enum value: SUPPLIER_NOTIFICATION_TYPE_BUNDLE_EXPIRED = 3;
+   */
+  BUNDLE_EXPIRED = 3,
+}
+
+/**
+ * Describes the enum orders.v1.SupplierNotificationType.
+ */
+export const SupplierNotificationTypeSchema: GenEnum<SupplierNotificationType> = /*@__PURE__*/
+  enumDesc(file_orders_v1_orders, 4);
+
+/**
  * Prepaid orders and their eSIMs: creation (idempotent per partner and
- * clientRequestId), reads for partners and operators.
+ * clientRequestId), top-ups, cancellation, reads for partners and operators,
+ * and the supplier's notifications (the orders service owns eSIM state).
  *
  * @generated from service orders.v1.OrdersService
  */
 export const OrdersService: GenService<{
   /**
    * Prices the plan at the partner's tier, reserves the price in the wallet
-   * and queues provisioning. Errors: PLAN_NOT_AVAILABLE, INSUFFICIENT_BALANCE,
-   * IDEMPOTENCY_CONFLICT, REQUEST_IN_PROGRESS.
+   * and queues provisioning. With iccid set, a top-up of that eSIM.
+   * Errors: PLAN_NOT_AVAILABLE, INSUFFICIENT_BALANCE, IDEMPOTENCY_CONFLICT,
+   * REQUEST_IN_PROGRESS, VALIDATION_ERROR; top-ups also ESIM_NOT_FOUND,
+   * ESIM_NOT_TOPPABLE, PLAN_NOT_COMPATIBLE.
    *
    * @generated from rpc orders.v1.OrdersService.CreateOrder
    */
@@ -334,6 +939,53 @@ export const OrdersService: GenService<{
     methodKind: "unary";
     input: typeof ListOrdersRequestSchema;
     output: typeof ListOrdersResponseSchema;
+  },
+  /**
+   * Revokes the supplier's bundle, refunds the price, marks the order
+   * cancelled. A cancelled order answers again (already_cancelled = true,
+   * nothing refunded twice). Errors: ORDER_NOT_FOUND, ORDER_NOT_CANCELLABLE
+   * (detail names the rule), UNAVAILABLE (supplier or wallet unreachable;
+   * nothing changed, safe to retry).
+   *
+   * @generated from rpc orders.v1.OrdersService.CancelOrder
+   */
+  cancelOrder: {
+    methodKind: "unary";
+    input: typeof CancelOrderRequestSchema;
+    output: typeof CancelOrderResponseSchema;
+  },
+  /**
+   * ESIM_NOT_FOUND when unknown or, with partner_id set, another partner's.
+   *
+   * @generated from rpc orders.v1.OrdersService.GetEsim
+   */
+  getEsim: {
+    methodKind: "unary";
+    input: typeof GetEsimRequestSchema;
+    output: typeof EsimViewSchema;
+  },
+  /**
+   * Newest first.
+   *
+   * @generated from rpc orders.v1.OrdersService.ListEsims
+   */
+  listEsims: {
+    methodKind: "unary";
+    input: typeof ListEsimsRequestSchema;
+    output: typeof ListEsimsResponseSchema;
+  },
+  /**
+   * Records a supplier notification (the gateway has verified its signature)
+   * and applies it in the same transaction. duplicate = true for an id seen
+   * before (nothing applied again). VALIDATION_ERROR for a body the type
+   * forbids (bundle.usage without reference or data_used_mb…).
+   *
+   * @generated from rpc orders.v1.OrdersService.RecordSupplierNotification
+   */
+  recordSupplierNotification: {
+    methodKind: "unary";
+    input: typeof RecordSupplierNotificationRequestSchema;
+    output: typeof RecordSupplierNotificationResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_orders_v1_orders, 0);

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file wallet/v1/wallet.proto.
  */
 export const file_wallet_v1_wallet: GenFile = /*@__PURE__*/
-  fileDesc("ChZ3YWxsZXQvdjEvd2FsbGV0LnByb3RvEgl3YWxsZXQudjEi1gEKC0xlZGdlckVudHJ5EgoKAmlkGAEgASgJEgwKBHR5cGUYAiABKAkSDgoGYW1vdW50GAMgASgDEhUKDWJhbGFuY2VfYWZ0ZXIYBCABKAMSFQoIb3JkZXJfaWQYBSABKAlIAIgBARIWCglyZWZlcmVuY2UYBiABKAlIAYgBARIYCgtkZXNjcmlwdGlvbhgHIAEoCUgCiAEBEhIKCmNyZWF0ZWRfYXQYCCABKAlCCwoJX29yZGVyX2lkQgwKCl9yZWZlcmVuY2VCDgoMX2Rlc2NyaXB0aW9uIlsKDlJlc2VydmVSZXF1ZXN0EhAKCG9yZGVyX2lkGAEgASgJEhIKCnBhcnRuZXJfaWQYAiABKAkSDgoGYW1vdW50GAMgASgDEhMKC2Rlc2NyaXB0aW9uGAQgASgJImEKD1Jlc2VydmVSZXNwb25zZRIlCgVlbnRyeRgBIAEoCzIWLndhbGxldC52MS5MZWRnZXJFbnRyeRIVCg1iYWxhbmNlX2FmdGVyGAIgASgDEhAKCHJlcGxheWVkGAMgASgIIikKFUdldFJlc2VydmF0aW9uUmVxdWVzdBIQCghvcmRlcl9pZBgBIAEoCSJmCgtSZXNlcnZhdGlvbhIQCghvcmRlcl9pZBgBIAEoCRISCgpwYXJ0bmVyX2lkGAIgASgJEg4KBmFtb3VudBgDIAEoAxINCgVzdGF0ZRgEIAEoCRISCgpjcmVhdGVkX2F0GAUgASgJIjwKEEdldFdhbGxldFJlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRIUCgxsZWRnZXJfbGltaXQYAiABKAUiZwoGV2FsbGV0EhIKCnBhcnRuZXJfaWQYASABKAkSDwoHYmFsYW5jZRgCIAEoAxIQCghjdXJyZW5jeRgDIAEoCRImCgZsZWRnZXIYBCADKAsyFi53YWxsZXQudjEuTGVkZ2VyRW50cnkiTQoRTGlzdExlZGdlclJlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRIkCgRwYWdlGAIgASgLMhYuY29tbW9uLnYxLlBhZ2VSZXF1ZXN0IkwKEkxpc3RMZWRnZXJSZXNwb25zZRInCgdlbnRyaWVzGAEgAygLMhYud2FsbGV0LnYxLkxlZGdlckVudHJ5Eg0KBXRvdGFsGAIgASgFIokBCgxUb3BVcFJlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRIOCgZhbW91bnQYAiABKAMSEQoJcmVmZXJlbmNlGAMgASgJEhEKBG5vdGUYBCABKAlIAIgBARImCgVhdWRpdBgFIAEoCzIXLmNvbW1vbi52MS5BdWRpdENvbnRleHRCBwoFX25vdGUiWAoNVG9wVXBSZXNwb25zZRIlCgVlbnRyeRgBIAEoCzIWLndhbGxldC52MS5MZWRnZXJFbnRyeRIPCgdiYWxhbmNlGAIgASgDEg8KB2NyZWF0ZWQYAyABKAgiawoNQWRqdXN0UmVxdWVzdBISCgpwYXJ0bmVyX2lkGAEgASgJEg4KBmFtb3VudBgCIAEoAxIOCgZyZWFzb24YAyABKAkSJgoFYXVkaXQYBCABKAsyFy5jb21tb24udjEuQXVkaXRDb250ZXh0IkgKDkFkanVzdFJlc3BvbnNlEiUKBWVudHJ5GAEgASgLMhYud2FsbGV0LnYxLkxlZGdlckVudHJ5Eg8KB2JhbGFuY2UYAiABKAMyoAMKDVdhbGxldFNlcnZpY2USQAoHUmVzZXJ2ZRIZLndhbGxldC52MS5SZXNlcnZlUmVxdWVzdBoaLndhbGxldC52MS5SZXNlcnZlUmVzcG9uc2USSgoOR2V0UmVzZXJ2YXRpb24SIC53YWxsZXQudjEuR2V0UmVzZXJ2YXRpb25SZXF1ZXN0GhYud2FsbGV0LnYxLlJlc2VydmF0aW9uEjsKCUdldFdhbGxldBIbLndhbGxldC52MS5HZXRXYWxsZXRSZXF1ZXN0GhEud2FsbGV0LnYxLldhbGxldBJJCgpMaXN0TGVkZ2VyEhwud2FsbGV0LnYxLkxpc3RMZWRnZXJSZXF1ZXN0Gh0ud2FsbGV0LnYxLkxpc3RMZWRnZXJSZXNwb25zZRI6CgVUb3BVcBIXLndhbGxldC52MS5Ub3BVcFJlcXVlc3QaGC53YWxsZXQudjEuVG9wVXBSZXNwb25zZRI9CgZBZGp1c3QSGC53YWxsZXQudjEuQWRqdXN0UmVxdWVzdBoZLndhbGxldC52MS5BZGp1c3RSZXNwb25zZWIGcHJvdG8z", [file_common_v1_common]);
+  fileDesc("ChZ3YWxsZXQvdjEvd2FsbGV0LnByb3RvEgl3YWxsZXQudjEi1gEKC0xlZGdlckVudHJ5EgoKAmlkGAEgASgJEgwKBHR5cGUYAiABKAkSDgoGYW1vdW50GAMgASgDEhUKDWJhbGFuY2VfYWZ0ZXIYBCABKAMSFQoIb3JkZXJfaWQYBSABKAlIAIgBARIWCglyZWZlcmVuY2UYBiABKAlIAYgBARIYCgtkZXNjcmlwdGlvbhgHIAEoCUgCiAEBEhIKCmNyZWF0ZWRfYXQYCCABKAlCCwoJX29yZGVyX2lkQgwKCl9yZWZlcmVuY2VCDgoMX2Rlc2NyaXB0aW9uIlsKDlJlc2VydmVSZXF1ZXN0EhAKCG9yZGVyX2lkGAEgASgJEhIKCnBhcnRuZXJfaWQYAiABKAkSDgoGYW1vdW50GAMgASgDEhMKC2Rlc2NyaXB0aW9uGAQgASgJImEKD1Jlc2VydmVSZXNwb25zZRIlCgVlbnRyeRgBIAEoCzIWLndhbGxldC52MS5MZWRnZXJFbnRyeRIVCg1iYWxhbmNlX2FmdGVyGAIgASgDEhAKCHJlcGxheWVkGAMgASgIIikKFUdldFJlc2VydmF0aW9uUmVxdWVzdBIQCghvcmRlcl9pZBgBIAEoCSJmCgtSZXNlcnZhdGlvbhIQCghvcmRlcl9pZBgBIAEoCRISCgpwYXJ0bmVyX2lkGAIgASgJEg4KBmFtb3VudBgDIAEoAxINCgVzdGF0ZRgEIAEoCRISCgpjcmVhdGVkX2F0GAUgASgJIjwKEEdldFdhbGxldFJlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRIUCgxsZWRnZXJfbGltaXQYAiABKAUiZwoGV2FsbGV0EhIKCnBhcnRuZXJfaWQYASABKAkSDwoHYmFsYW5jZRgCIAEoAxIQCghjdXJyZW5jeRgDIAEoCRImCgZsZWRnZXIYBCADKAsyFi53YWxsZXQudjEuTGVkZ2VyRW50cnkiTQoRTGlzdExlZGdlclJlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRIkCgRwYWdlGAIgASgLMhYuY29tbW9uLnYxLlBhZ2VSZXF1ZXN0IkwKEkxpc3RMZWRnZXJSZXNwb25zZRInCgdlbnRyaWVzGAEgAygLMhYud2FsbGV0LnYxLkxlZGdlckVudHJ5Eg0KBXRvdGFsGAIgASgFIokBCgxUb3BVcFJlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRIOCgZhbW91bnQYAiABKAMSEQoJcmVmZXJlbmNlGAMgASgJEhEKBG5vdGUYBCABKAlIAIgBARImCgVhdWRpdBgFIAEoCzIXLmNvbW1vbi52MS5BdWRpdENvbnRleHRCBwoFX25vdGUiWAoNVG9wVXBSZXNwb25zZRIlCgVlbnRyeRgBIAEoCzIWLndhbGxldC52MS5MZWRnZXJFbnRyeRIPCgdiYWxhbmNlGAIgASgDEg8KB2NyZWF0ZWQYAyABKAgiawoNQWRqdXN0UmVxdWVzdBISCgpwYXJ0bmVyX2lkGAEgASgJEg4KBmFtb3VudBgCIAEoAxIOCgZyZWFzb24YAyABKAkSJgoFYXVkaXQYBCABKAsyFy5jb21tb24udjEuQXVkaXRDb250ZXh0IkgKDkFkanVzdFJlc3BvbnNlEiUKBWVudHJ5GAEgASgLMhYud2FsbGV0LnYxLkxlZGdlckVudHJ5Eg8KB2JhbGFuY2UYAiABKAMiSgoSUmVmdW5kT3JkZXJSZXF1ZXN0EhAKCG9yZGVyX2lkGAEgASgJEhIKCnBhcnRuZXJfaWQYAiABKAkSDgoGcmVhc29uGAMgASgJImUKE1JlZnVuZE9yZGVyUmVzcG9uc2USJQoFZW50cnkYASABKAsyFi53YWxsZXQudjEuTGVkZ2VyRW50cnkSFQoNYmFsYW5jZV9hZnRlchgCIAEoAxIQCghyZXBsYXllZBgDIAEoCDLuAwoNV2FsbGV0U2VydmljZRJACgdSZXNlcnZlEhkud2FsbGV0LnYxLlJlc2VydmVSZXF1ZXN0Ghoud2FsbGV0LnYxLlJlc2VydmVSZXNwb25zZRJKCg5HZXRSZXNlcnZhdGlvbhIgLndhbGxldC52MS5HZXRSZXNlcnZhdGlvblJlcXVlc3QaFi53YWxsZXQudjEuUmVzZXJ2YXRpb24SOwoJR2V0V2FsbGV0Ehsud2FsbGV0LnYxLkdldFdhbGxldFJlcXVlc3QaES53YWxsZXQudjEuV2FsbGV0EkkKCkxpc3RMZWRnZXISHC53YWxsZXQudjEuTGlzdExlZGdlclJlcXVlc3QaHS53YWxsZXQudjEuTGlzdExlZGdlclJlc3BvbnNlEjoKBVRvcFVwEhcud2FsbGV0LnYxLlRvcFVwUmVxdWVzdBoYLndhbGxldC52MS5Ub3BVcFJlc3BvbnNlEj0KBkFkanVzdBIYLndhbGxldC52MS5BZGp1c3RSZXF1ZXN0Ghkud2FsbGV0LnYxLkFkanVzdFJlc3BvbnNlEkwKC1JlZnVuZE9yZGVyEh0ud2FsbGV0LnYxLlJlZnVuZE9yZGVyUmVxdWVzdBoeLndhbGxldC52MS5SZWZ1bmRPcmRlclJlc3BvbnNlYgZwcm90bzM", [file_common_v1_common]);
 
 /**
  * @generated from message wallet.v1.LedgerEntry
@@ -416,6 +416,66 @@ export const AdjustResponseSchema: GenMessage<AdjustResponse> = /*@__PURE__*/
   messageDesc(file_wallet_v1_wallet, 12);
 
 /**
+ * @generated from message wallet.v1.RefundOrderRequest
+ */
+export type RefundOrderRequest = Message<"wallet.v1.RefundOrderRequest"> & {
+  /**
+   * @generated from field: string order_id = 1;
+   */
+  orderId: string;
+
+  /**
+   * @generated from field: string partner_id = 2;
+   */
+  partnerId: string;
+
+  /**
+   * Why (shown on the ledger entry's description), e.g. "order cancelled".
+   *
+   * @generated from field: string reason = 3;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message wallet.v1.RefundOrderRequest.
+ * Use `create(RefundOrderRequestSchema)` to create a new message.
+ */
+export const RefundOrderRequestSchema: GenMessage<RefundOrderRequest> = /*@__PURE__*/
+  messageDesc(file_wallet_v1_wallet, 13);
+
+/**
+ * @generated from message wallet.v1.RefundOrderResponse
+ */
+export type RefundOrderResponse = Message<"wallet.v1.RefundOrderResponse"> & {
+  /**
+   * @generated from field: wallet.v1.LedgerEntry entry = 1;
+   */
+  entry?: LedgerEntry | undefined;
+
+  /**
+   * The wallet balance right after this refund.
+   *
+   * @generated from field: int64 balance_after = 2;
+   */
+  balanceAfter: bigint;
+
+  /**
+   * True when the order had already been refunded by an earlier call.
+   *
+   * @generated from field: bool replayed = 3;
+   */
+  replayed: boolean;
+};
+
+/**
+ * Describes the message wallet.v1.RefundOrderResponse.
+ * Use `create(RefundOrderResponseSchema)` to create a new message.
+ */
+export const RefundOrderResponseSchema: GenMessage<RefundOrderResponse> = /*@__PURE__*/
+  messageDesc(file_wallet_v1_wallet, 14);
+
+/**
  * Prepaid wallets: balances, the immutable ledger and per-order reservations.
  * Every amount is int64 in the currency's minor unit (cents).
  *
@@ -482,6 +542,19 @@ export const WalletService: GenService<{
     methodKind: "unary";
     input: typeof AdjustRequestSchema;
     output: typeof AdjustResponseSchema;
+  },
+  /**
+   * Gives an order's price back (a cancellation, §13): its held or captured
+   * reservation becomes released with one `refund` entry. Idempotent by
+   * order_id: a second call answers the first refund (replayed = true).
+   * ORDER_NOT_FOUND when the order has no reservation of that partner.
+   *
+   * @generated from rpc wallet.v1.WalletService.RefundOrder
+   */
+  refundOrder: {
+    methodKind: "unary";
+    input: typeof RefundOrderRequestSchema;
+    output: typeof RefundOrderResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_wallet_v1_wallet, 0);

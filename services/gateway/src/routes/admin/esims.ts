@@ -1,0 +1,53 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ordersV1 } from '@esim/proto';
+import { esimStatuses } from '@esim/vocabulary';
+import type { OrdersClient } from '../../backends.js';
+import { component } from '../../http/components.js';
+import { pageOf, pageQuery, pagination, problems } from '../../http/schemas.js';
+import { toProtoEnum } from '../../views/enums.js';
+import { adminEsimView, toAdminEsimView } from '../../views/esims.js';
+import { iccidOrNotFound } from '../ids.js';
+
+const tags = ['eSIMs'];
+const adminEsimPage = component(pageOf(adminEsimView), 'AdminEsimPage', 'admin');
+
+/** Any partner's eSIMs, read-only, for the console (§13). */
+export function adminEsimRoutes(app: FastifyInstance, { orders }: { orders: OrdersClient }): void {
+  const typed = app.withTypeProvider<ZodTypeProvider>();
+
+  typed.get(
+    '/esims',
+    {
+      schema: {
+        tags,
+        summary: 'eSIMs of every partner, newest first',
+        querystring: z.strictObject({
+          partnerId: z.string().min(1).max(64).optional().describe('Only this partner’s eSIMs'),
+          status: z.enum(esimStatuses).optional(),
+          ...pageQuery(),
+        }),
+        response: { 200: adminEsimPage, ...problems(400, 401, 503) },
+      },
+    },
+    async (request) => {
+      const { partnerId, status, page, limit } = request.query;
+      const result = await orders.listEsims({ partnerId: partnerId ?? '', status: toProtoEnum(ordersV1.EsimStatus, status), page: { page, limit } });
+      return { data: result.esims.map(toAdminEsimView), pagination: pagination(page, limit, result.total) };
+    },
+  );
+
+  typed.get(
+    '/esims/:iccid',
+    {
+      schema: {
+        tags,
+        summary: 'One eSIM of any partner, with its use and bundles',
+        params: z.object({ iccid: z.string() }),
+        response: { 200: adminEsimView, ...problems(401, 404, 503) },
+      },
+    },
+    async (request) => toAdminEsimView(await orders.getEsim({ iccid: iccidOrNotFound(request.params.iccid), partnerId: '' })),
+  );
+}

@@ -1,0 +1,100 @@
+import { z } from 'zod';
+import { ordersV1 } from '@esim/proto';
+import { bundleStatuses, esimStatuses } from '@esim/vocabulary';
+import { component } from '../http/components.js';
+import { fromProtoEnum } from './enums.js';
+
+export const bundleView = component(
+  z.object({
+    orderId: z.string().describe('The order that bought it: the eSIM’s first order or a top-up'),
+    planId: z.string(),
+    planName: z.string(),
+    dataMb: z.number().int(),
+    dataUsedMb: z.number().int(),
+    validityDays: z.number().int(),
+    status: z.enum(bundleStatuses).describe('queued → active (at first use) → depleted (used = dataMb) or expired; cancelled'),
+    activatedAt: z.string().nullable(),
+    expiresAt: z.string().nullable().describe('activatedAt + validityDays'),
+  }),
+  'Bundle',
+  'both',
+);
+
+export const usageView = component(
+  z.object({
+    dataTotalMb: z.number().int().describe('Sum over the bundles that are neither expired nor cancelled'),
+    dataUsedMb: z.number().int(),
+    dataRemainingMb: z.number().int().describe('dataTotalMb − dataUsedMb, never negative'),
+    updatedAt: z.string(),
+  }),
+  'EsimUsage',
+  'both',
+);
+
+/**
+ * §13 eSIM view, exactly: what the supplier reported (installation, use,
+ * expiry) over the bundles the partner bought, oldest first.
+ */
+export const esimStateView = component(
+  z.object({
+    iccid: z.string(),
+    orderId: z.string().describe('The order that issued it'),
+    status: z.enum(esimStatuses).describe('released (never downloaded) → installed; cancelled when its first order was'),
+    smdpAddress: z.string(),
+    matchingId: z.string(),
+    activationCode: z.string().describe('GSMA SGP.22 LPA string'),
+    appleInstallUrl: z.string(),
+    countries: z.array(z.string()).describe('Those of its first plan; a top-up plan must cover every one'),
+    region: z.string().nullable(),
+    usage: usageView,
+    bundles: z.array(bundleView).describe('In purchase order; one active at a time, the oldest queued one starts when it ends'),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  }),
+  'Esim',
+  'both',
+);
+
+export const adminEsimView = component(esimStateView.extend({ partnerId: z.string() }), 'AdminEsim', 'admin');
+
+function toBundleView(bundle: ordersV1.Bundle): z.input<typeof bundleView> {
+  return {
+    orderId: bundle.orderId,
+    planId: bundle.planId,
+    planName: bundle.planName,
+    dataMb: bundle.dataMb,
+    dataUsedMb: bundle.dataUsedMb,
+    validityDays: bundle.validityDays,
+    status: fromProtoEnum(bundleStatuses, ordersV1.BundleStatus, bundle.status, 'bundle status'),
+    activatedAt: bundle.activatedAt ?? null,
+    expiresAt: bundle.expiresAt ?? null,
+  };
+}
+
+export function toEsimView(esim: ordersV1.EsimView): z.input<typeof esimStateView> {
+  const usage = esim.usage;
+  return {
+    iccid: esim.iccid,
+    orderId: esim.orderId,
+    status: fromProtoEnum(esimStatuses, ordersV1.EsimStatus, esim.status, 'eSIM status'),
+    smdpAddress: esim.smdpAddress,
+    matchingId: esim.matchingId,
+    activationCode: esim.activationCode,
+    appleInstallUrl: esim.appleInstallUrl,
+    countries: esim.countries,
+    region: esim.region ?? null,
+    usage: {
+      dataTotalMb: usage?.dataTotalMb ?? 0,
+      dataUsedMb: usage?.dataUsedMb ?? 0,
+      dataRemainingMb: usage?.dataRemainingMb ?? 0,
+      updatedAt: usage?.updatedAt || esim.updatedAt,
+    },
+    bundles: esim.bundles.map(toBundleView),
+    createdAt: esim.createdAt,
+    updatedAt: esim.updatedAt,
+  };
+}
+
+export function toAdminEsimView(esim: ordersV1.EsimView): z.input<typeof adminEsimView> {
+  return { ...toEsimView(esim), partnerId: esim.partnerId };
+}

@@ -1,0 +1,80 @@
+import { AppError } from '@esim/errors';
+import { enqueueEvent } from '@esim/events';
+import { withTransaction, type Queryable } from '@esim/postgres';
+import { clearCancelRequested, markCancelled } from '../store/cancelStore.js';
+import { findEsimState, lockEsimKey, saveBundle, saveEsim } from '../store/esimStore.js';
+import { findOrder, schema } from '../store/orderStore.js';
+import type { OrdersDeps } from './deps.js';
+import { ordersCancelled } from './metrics.js';
+import type { VisibleOrder } from './order.js';
+import { partnerOrderViewOf } from './partnerView.js';
+
+export interface Cancellation {
+  order: VisibleOrder;
+  refundedAmount: number;
+}
+
+/**
+ * Steps 2–4 of the cancel saga (see cancelOrder), for an order whose
+ * cancel_requested_at is set. `clearOnFailure`: a fresh request whose
+ * supplier step fails clears the flag, so "503, nothing changed" holds; a
+ * resumed one (sweeper, retry) keeps it when the supplier is unreachable and
+ * tries again next round. A supplier refusal always clears it: the order
+ * stays provisioned.
+ */
+export async function completeCancellation(
+  deps: OrdersDeps,
+  order: VisibleOrder,
+  options: { via: 'request' | 'sweeper'; clearOnFailure: boolean },
+): Promise<Cancellation> {
+  const iccid = order.iccid;
+  if (iccid === null) throw new Error(`order ${order.id} to cancel has no eSIM`);
+  let outcome;
+  try {
+    outcome = await deps.provisioning.revokeBundle({ reference: order.id, iccid, firstBundle: order.kind === 'esim' });
+  } catch (error) {
+    if (options.clearOnFailure) await clearCancelRequested(deps.pool, order.id);
+    deps.logger.warn({ orderId: order.id, err: error }, 'cancel: the supplier could not revoke the bundle now');
+    throw error instanceof AppError && error.code === 'UNAVAILABLE'
+      ? error
+      : new AppError('UNAVAILABLE', 'The supplier could not be reached to revoke the eSIM; nothing changed, retry shortly.', { cause: error });
+  }
+  if (!outcome.revoked) {
+    await clearCancelRequested(deps.pool, order.id);
+    deps.logger.info({ orderId: order.id, detail: outcome.detail }, 'cancel refused by the supplier');
+    throw new AppError('ORDER_NOT_CANCELLABLE', `Order ${order.id} cannot be cancelled: the supplier refused to revoke it (${outcome.detail}).`);
+  }
+  // From here on the bundle is revoked: the flag stays until the cancellation is recorded.
+  const refund = await deps.wallet.refund({ orderId: order.id, partnerId: order.partnerId, reason: `order cancelled (${order.planName})` });
+  const cancelled = await withTransaction(deps.pool, (db) => recordCancellation(db, order.id, refund.amount));
+  if (cancelled.recorded) {
+    ordersCancelled.add(1, { via: options.via });
+    deps.logger.info({ orderId: order.id, partnerId: order.partnerId, refundedAmount: refund.amount, via: options.via }, 'order cancelled and refunded');
+  }
+  return { order: cancelled.order, refundedAmount: cancelled.order.refundedAmount ?? refund.amount };
+}
+
+/** Step 4: the order, its bundle and (for a first order) its eSIM cancelled, and order.cancelled, in one transaction. */
+async function recordCancellation(db: Queryable, orderId: string, refundedAmount: number): Promise<{ order: VisibleOrder; recorded: boolean }> {
+  const order = await findOrder(db, orderId, { forUpdate: true });
+  if (order?.status === 'cancelled') return { order: order as VisibleOrder, recorded: false };
+  if (!order || order.status !== 'provisioned' || order.iccid === null) throw new Error(`order ${orderId} is not provisioned; cannot record its cancellation`);
+  await lockEsimKey(db, order.iccid);
+  const cancelled = (await markCancelled(db, orderId, refundedAmount)) as VisibleOrder;
+  const state = await findEsimState(db, order.iccid);
+  const bundle = state?.bundles.find((candidate) => candidate.orderId === orderId);
+  if (state && bundle) {
+    bundle.status = 'cancelled';
+    await saveBundle(db, bundle);
+    if (order.kind === 'esim') state.esim.status = 'cancelled';
+    state.esim.updatedAt = new Date();
+    await saveEsim(db, state.esim);
+  }
+  await enqueueEvent(db, schema, 'partner.notification', {
+    partnerId: cancelled.partnerId,
+    type: 'order.cancelled',
+    orderId,
+    payload: { order: partnerOrderViewOf(cancelled), refundedAmount },
+  });
+  return { order: cancelled, recorded: true };
+}

@@ -1,0 +1,44 @@
+import { AppError } from '@esim/errors';
+import { addService, startGrpcServer, type GrpcServer, type ServiceHandlers } from '@esim/grpc';
+import { provisioningV1 } from '@esim/proto';
+
+type ProvisioningMethods = (typeof provisioningV1.ProvisioningService)['method'];
+
+/**
+ * How the fake answers RevokeBundle:
+ * - 'revoke': REVOKED (idempotent, as the supplier);
+ * - 'refuse': NOT_REVOKABLE with `refusal` as detail;
+ * - 'down': UNAVAILABLE (the supplier could not be reached).
+ */
+export type RevokeMode = 'revoke' | 'refuse' | 'down';
+
+export interface FakeProvisioning {
+  address: string;
+  mode: RevokeMode;
+  refusal: string;
+  /** Every RevokeBundle call received, in order. */
+  revokeCalls: { reference: string; iccid: string; firstBundle: boolean }[];
+  /** References revoked at the fake supplier. */
+  revoked: Set<string>;
+  stop(): Promise<void>;
+}
+
+/** An in-memory ProvisioningService standing in for provisioning and the supplier behind it. */
+export async function startFakeProvisioning(): Promise<FakeProvisioning> {
+  const fake: Omit<FakeProvisioning, 'address' | 'stop'> = { mode: 'revoke', refusal: 'bundle_used', revokeCalls: [], revoked: new Set() };
+  const handlers: ServiceHandlers<ProvisioningMethods> = {
+    async revokeBundle(request) {
+      fake.revokeCalls.push({ reference: request.reference, iccid: request.iccid, firstBundle: request.firstBundle });
+      if (fake.mode === 'down') throw new AppError('UNAVAILABLE', 'the fake supplier is down');
+      if (fake.mode === 'refuse') return { outcome: provisioningV1.RevokeOutcome.NOT_REVOKABLE, detail: fake.refusal };
+      fake.revoked.add(request.reference);
+      return { outcome: provisioningV1.RevokeOutcome.REVOKED, detail: '' };
+    },
+  };
+  const server: GrpcServer = await startGrpcServer({
+    port: 0,
+    host: '127.0.0.1',
+    register: (s) => addService(s, provisioningV1.ProvisioningService, handlers, () => {}),
+  });
+  return Object.assign(fake, { address: `127.0.0.1:${server.port}`, stop: () => server.stop(1_000) });
+}

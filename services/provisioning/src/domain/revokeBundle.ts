@@ -1,0 +1,39 @@
+import { AppError, validationError, type FieldError } from '@esim/errors';
+import { isId } from '@esim/ids';
+import { metrics, type Logger } from '@esim/telemetry';
+import type { SupplierClient } from '../supplier/supplierClient.js';
+
+const revokes = metrics.getMeter('provisioning').createCounter('provisioning_revokes_total', { description: 'Bundle revocations asked of the supplier, by outcome' });
+
+export type RevokeOutcome = { revoked: true } | { revoked: false; detail: string };
+
+/**
+ * The orders service cancels an order: the supplier revokes its bundle (for
+ * a first bundle, the whole eSIM). Synchronous, because the partner waits
+ * for the answer; idempotent at the supplier (a revoked bundle answers
+ * revoked again), so the cancel saga may repeat it after a crash. A refusal
+ * (used, installed, unknown) is an outcome; a transient failure is
+ * UNAVAILABLE, safe to retry.
+ */
+export async function revokeBundle(
+  deps: { supplier: SupplierClient; logger: Logger },
+  request: { reference: string; iccid: string; firstBundle: boolean },
+): Promise<RevokeOutcome> {
+  const errors: FieldError[] = [];
+  if (!isId('ord', request.reference)) errors.push({ path: 'reference', message: 'must be the bundle\'s order id (ord_…)' });
+  if (!/^\d{18,22}$/.test(request.iccid)) errors.push({ path: 'iccid', message: 'must be 18–22 digits' });
+  if (errors.length > 0) throw validationError(errors);
+  const log = deps.logger.child({ orderId: request.reference, firstBundle: request.firstBundle });
+  const result = await deps.supplier.revokeBundle({ reference: request.reference });
+  revokes.add(1, { outcome: result.kind === 'transient' ? result.cause : result.kind });
+  if (result.kind === 'revoked') {
+    log.info('bundle revoked at the supplier');
+    return { revoked: true };
+  }
+  if (result.kind === 'refused') {
+    log.info({ detail: result.detail, statusCode: result.statusCode }, 'the supplier refused to revoke the bundle');
+    return { revoked: false, detail: result.detail };
+  }
+  log.warn({ cause: result.cause, detail: result.detail }, 'the supplier could not revoke the bundle now');
+  throw new AppError('UNAVAILABLE', 'The supplier could not be reached to revoke the bundle; retry shortly.');
+}

@@ -1,0 +1,73 @@
+import { randomBytes } from 'node:crypto';
+import type { SimBundle, SimEsim, SupplierNotification } from './state.js';
+
+const dayMs = 86_400_000;
+
+const notificationId = () => `ntf_${randomBytes(12).toString('hex')}`;
+
+/**
+ * What happens on the mobile network, as the supplier sees it and reports
+ * it (contract §13). Each function changes the eSIM in place and returns
+ * the notifications it gives rise to, in the order they happened; nothing
+ * here sends them. A revoked eSIM's profile is gone: nothing happens on it.
+ */
+
+/** The profile is downloaded to a device; only the first time is news. */
+export function install(esim: SimEsim, now: Date): SupplierNotification[] {
+  if (esim.status !== 'released') return [];
+  esim.status = 'installed';
+  return [{ id: notificationId(), type: 'esim.installed', occurredAt: now.toISOString(), iccid: esim.iccid }];
+}
+
+/**
+ * The traveller used `addMb` more. Drawn from the active bundle, else the
+ * oldest queued one (which becomes active now and runs for its validity),
+ * each filled to its size (depleted) before the next; what no bundle can
+ * hold is dropped. Use on a device that never installed the profile
+ * installs it first. One `bundle.usage` per bundle touched, cumulative.
+ */
+export function use(esim: SimEsim, addMb: number, now: Date): SupplierNotification[] {
+  if (esim.status === 'revoked') return [];
+  const notifications = install(esim, now);
+  let remainingMb = addMb;
+  while (remainingMb > 0) {
+    const bundle = activeBundle(esim) ?? activateNext(esim, now);
+    if (!bundle) break;
+    const takenMb = Math.min(remainingMb, bundle.dataMb - bundle.dataUsedMb);
+    bundle.dataUsedMb += takenMb;
+    remainingMb -= takenMb;
+    if (bundle.dataUsedMb === bundle.dataMb) bundle.status = 'depleted';
+    notifications.push({
+      id: notificationId(),
+      type: 'bundle.usage',
+      occurredAt: now.toISOString(),
+      iccid: esim.iccid,
+      reference: bundle.reference,
+      dataUsedMb: bundle.dataUsedMb,
+    });
+  }
+  return notifications;
+}
+
+/** The active bundle's validity ends now; without an active bundle nothing happens. */
+export function expire(esim: SimEsim, now: Date): SupplierNotification[] {
+  if (esim.status === 'revoked') return [];
+  const bundle = activeBundle(esim);
+  if (!bundle) return [];
+  bundle.status = 'expired';
+  bundle.expiresAt = now.toISOString();
+  return [{ id: notificationId(), type: 'bundle.expired', occurredAt: now.toISOString(), iccid: esim.iccid, reference: bundle.reference }];
+}
+
+function activeBundle(esim: SimEsim): SimBundle | undefined {
+  return esim.bundles.find((bundle) => bundle.status === 'active');
+}
+
+function activateNext(esim: SimEsim, now: Date): SimBundle | undefined {
+  const bundle = esim.bundles.find((each) => each.status === 'queued');
+  if (!bundle) return undefined;
+  bundle.status = 'active';
+  bundle.activatedAt = now.toISOString();
+  bundle.expiresAt = new Date(now.getTime() + bundle.validityDays * dayMs).toISOString();
+  return bundle;
+}

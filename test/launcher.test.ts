@@ -1,0 +1,38 @@
+// Protects how `npm start` wires the platform together: SUPPLIER_SIM_PORT moves the simulator and everything that finds it, the simulator's notifications follow the gateway's PORT, and the §13 variables reach the services that read them.
+import { describe, expect, it } from 'vitest';
+import { launcherConfig } from '../scripts/launcher/config.js';
+import { serviceSpecs } from '../scripts/launcher/services.js';
+
+const envOf = (env: NodeJS.ProcessEnv, name: string): Record<string, string | undefined> => {
+  const { ports, env: passed } = launcherConfig(env);
+  const spec = serviceSpecs(ports).find((s) => s.name === name)!;
+  return { ...passed, ...spec.env, readyUrl: spec.readyUrl };
+};
+
+describe('the launcher', () => {
+  it('when nothing is set, then the simulator listens on 8090 and posts its notifications to the gateway on 8080', () => {
+    const sim = envOf({}, 'supplier-sim');
+    expect(sim.PORT).toBe('8090');
+    expect(sim.SUPPLIER_NOTIFICATION_URL).toBe('http://127.0.0.1:8080/supplier/v1/notifications');
+    expect(envOf({}, 'provisioning').SUPPLIER_URL).toBe('http://127.0.0.1:8090');
+  });
+
+  it('when SUPPLIER_SIM_PORT and PORT are set, then the simulator, provisioning and the notification URL follow', () => {
+    const env = { SUPPLIER_SIM_PORT: '18090', PORT: '18080' };
+    expect(envOf(env, 'supplier-sim').PORT).toBe('18090');
+    expect(envOf(env, 'supplier-sim').SUPPLIER_NOTIFICATION_URL).toBe('http://127.0.0.1:18080/supplier/v1/notifications');
+    expect(envOf(env, 'provisioning').SUPPLIER_URL).toBe('http://127.0.0.1:18090');
+    expect(envOf(env, 'gateway').PORT).toBe('18080');
+  });
+
+  it('when SUPPLIER_SIM_PORT is not a port, then the launcher refuses to start, naming it', () => {
+    expect(() => launcherConfig({ SUPPLIER_SIM_PORT: 'abc' })).toThrow(/SUPPLIER_SIM_PORT/);
+  });
+
+  it('when ORDER_CANCEL_WINDOW and SUPPLIER_CALLBACK_SECRET are set, then they pass through; orders finds provisioning’s gRPC port', () => {
+    const orders = envOf({ ORDER_CANCEL_WINDOW: '7d', SUPPLIER_CALLBACK_SECRET: 'a-secret-of-the-operator' }, 'orders');
+    expect(orders.ORDER_CANCEL_WINDOW).toBe('7d');
+    expect(orders.PROVISIONING_ADDR).toBe('127.0.0.1:50056');
+    expect(envOf({ SUPPLIER_CALLBACK_SECRET: 'a-secret-of-the-operator' }, 'gateway').SUPPLIER_CALLBACK_SECRET).toBe('a-secret-of-the-operator');
+  });
+});
