@@ -2,7 +2,8 @@
  * `npm run bench`: every benchmark of the project, one after another. Never part of `npm test`.
  *
  *   npm run bench                         catalog (hot path), orders, startup
- *   npm run bench -- --only catalog       some of them (comma-separated: catalog, orders, startup)
+ *   npm run bench -- --only catalog       some of them (comma-separated: catalog, orders, startup, cost)
+ *   npm run bench -- --only cost          CPU per order and at rest, Postgres counters per order (bench/cost.ts)
  *   npm run bench -- --settings production,noExporter   tracing settings of the catalog benchmark
  *   npm run bench -- --duration 5         measured seconds per target (catalog)
  *   npm run bench -- --sources            services from sources (tsx) instead of compiled dist/
@@ -14,6 +15,7 @@
  */
 import { parseArgs } from 'node:util';
 import { catalogBenchmark, type SettingName } from './catalog.js';
+import { costBenchmark } from './cost.js';
 import { ordersBenchmark } from './orders.js';
 import { soakBenchmark } from './soak.js';
 import { productionNodeOptions } from '../scripts/deploy/nodeOptions.js';
@@ -34,7 +36,7 @@ const { values } = parseArgs({
 });
 
 const list = (value: string | undefined) => value?.split(',').map((s) => s.trim()).filter(Boolean);
-const only = new Set(list(values.only) ?? ['catalog', 'orders', 'startup']);
+const only = new Set(list(values.only) ?? ['catalog', 'orders', 'cost', 'startup']);
 const report = !values['no-report'];
 
 try {
@@ -51,6 +53,7 @@ try {
       });
     }
     if (only.has('orders')) await ordersBenchmark();
+    if (only.has('cost')) await costBenchmark({ mode: values.sources ? 'sources' : 'compiled', report });
     if (only.has('startup')) await startupBenchmark({ ...(report ? {} : { reportFile: undefined }), ...(values.services ? { services: list(values.services) } : {}) });
   }
 } catch (error) {

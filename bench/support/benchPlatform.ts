@@ -79,7 +79,8 @@ export async function startBenchPlatform(extraEnv: Record<string, string> = {}, 
   const startedAt = Date.now();
   let platform: Platform;
   try {
-    platform = await startPlatform({ env, ports, logDir, echo: log, mode: options.mode ?? 'compiled' });
+    // A machine shared with other workloads can take minutes to start nine services.
+    platform = await startPlatform({ env, ports, logDir, echo: log, mode: options.mode ?? 'compiled', readyTimeoutMs: 300_000 });
   } catch (error) {
     await cleanUp({ databaseUrl, namespace, redisUrl, natsUrl });
     log(`service logs kept in ${logDir}`);

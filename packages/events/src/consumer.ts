@@ -4,8 +4,11 @@ import { nanos, type NatsConnection } from '@nats-io/nats-core';
 import { withTransaction, type Pool, type PoolClient } from '@esim/postgres';
 import type { Logger } from '@esim/telemetry';
 import { events, type EventEnvelope, type EventType, type StreamName } from './contracts.js';
+import { deadLetter, ensureDeadLetterStream, type DeadLetterReason } from './deadLetter.js';
+import { isJetStreamApiError } from './jsErrors.js';
 import { ensureStreams } from './nats.js';
 import type { Namespace } from './namespace.js';
+import { retryDelayMs, type RetryPolicy } from './retry.js';
 
 /** Thrown by a handler for an event it can never process; the message is terminated, not retried. */
 export class PermanentEventError extends Error {
@@ -18,9 +21,15 @@ export interface ConsumerSpec<T extends EventType> {
   type: T;
   /** How long an unacknowledged delivery waits before JetStream redelivers it. */
   ackWaitMs: number;
+  /** Deliveries before the message is given up on and moved to the dead-letter stream. */
   maxDeliver: number;
-  /** Delay before the n-th redelivery after a failure. */
-  retryDelayMs: (deliveryCount: number) => number;
+  /** The backoff between deliveries after a failure (exponential, capped, with jitter: ./retry.ts). */
+  retry?: RetryPolicy;
+  /**
+   * @deprecated Declare `retry` instead: one formula for every consumer.
+   * Still honoured (with `retry`'s jitter on top) for consumers written before it.
+   */
+  retryDelayMs?: (deliveryCount: number) => number;
   /**
    * Messages handled at once (default 1: in stream order). Above 1, order
    * between messages is not kept: only for handlers whose events are
@@ -32,6 +41,9 @@ export interface ConsumerSpec<T extends EventType> {
 export interface RunningConsumer {
   stop(): Promise<void>;
 }
+
+/** The backoff of a consumer that declares none: 1 s, 2 s, 4 s … up to a minute, 20 % jitter. */
+export const defaultRetry: RetryPolicy = { firstMs: 1_000, maxMs: 60_000 };
 
 const meter = metrics.getMeter('@esim/events');
 const processed = meter.createCounter('events_consumed_total', { description: 'Events consumed, by consumer and outcome' });
@@ -91,7 +103,9 @@ export function exactlyOnce<T extends EventType>(
 /**
  * A durable pull consumer: parses each event against its declared schema,
  * continues the publisher's trace, acks after `handle` resolves, naks with
- * the spec's delay when it throws and terminates after `maxDeliver` tries.
+ * the spec's retry delay when it throws, and after `maxDeliver` tries (or a
+ * PermanentEventError) moves the message to the namespace's dead-letter
+ * stream (./deadLetter.ts) before terminating it.
  * `handle` must be idempotent: wrap it in `exactlyOnce` unless its effect
  * already is (deleting a cache entry).
  */
@@ -111,6 +125,10 @@ export async function startConsumer<T extends EventType>(options: {
   const stream = ns.stream(declared.stream as StreamName);
   const durable = ns.durable(spec.durable);
   const jsm = await ensureStreams(nc, ns, [declared.stream as StreamName], { replicas: options.streamReplicas });
+  await ensureDeadLetterStream(nc, ns, jsm);
+  const policy: RetryPolicy = spec.retry ?? defaultRetry;
+  const delayFor = (attempt: number) =>
+    spec.retry || !spec.retryDelayMs ? retryDelayMs(policy, attempt) : Math.round(spec.retryDelayMs(attempt) * (1 - (policy.jitter ?? 0.2) * Math.random()));
   const config = {
     durable_name: durable,
     ack_policy: AckPolicy.Explicit,
@@ -119,17 +137,48 @@ export async function startConsumer<T extends EventType>(options: {
     ack_wait: nanos(spec.ackWaitMs),
     max_deliver: spec.maxDeliver,
   };
-  try {
-    await jsm.consumers.info(stream, durable);
-    await jsm.consumers.update(stream, durable, { ack_wait: config.ack_wait, max_deliver: config.max_deliver });
-  } catch {
-    await jsm.consumers.add(stream, config).catch((error: Error) => {
-      if (!/already (in use|exists)/i.test(error.message)) throw error;
+  // Errors are told apart by JetStream's error codes. Settings that cannot be
+  // applied fail the start: a consumer running with another ack wait or
+  // delivery bound than declared would redeliver or give up at the wrong time.
+  let exists = true;
+  await jsm.consumers.info(stream, durable).catch((error: unknown) => {
+    if (!isJetStreamApiError(error, 'consumerNotFound')) throw error;
+    exists = false;
+  });
+  if (!exists) {
+    await jsm.consumers.add(stream, config).catch((error: unknown) => {
+      // Another replica created it between our info and add: apply ours below.
+      if (!isJetStreamApiError(error, 'consumerNameInUse') && !isJetStreamApiError(error, 'consumerAlreadyExists')) throw error;
+      exists = true;
     });
   }
+  if (exists) await jsm.consumers.update(stream, durable, { ack_wait: config.ack_wait, max_deliver: config.max_deliver });
   const consumer = await jetstream(nc).consumers.get(stream, durable);
   const concurrency = Math.max(1, spec.concurrency ?? 1);
   const messages: ConsumerMessages = await consumer.consume({ max_messages: Math.max(4, concurrency * 2) });
+
+  /**
+   * A message given up on is copied to the dead-letter stream first and
+   * terminated only once the copy is stored. Should the copy fail three
+   * times, the message is left unacknowledged: JetStream keeps it in its
+   * stream (and, below maxDeliver, delivers it again).
+   */
+  async function giveUp(message: JsMsg, reason: DeadLetterReason, error: unknown): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await deadLetter(nc, ns, spec.durable, message, reason, error);
+        message.term();
+        return;
+      } catch (copyError) {
+        if (attempt >= 3) {
+          logger.error({ err: copyError, consumer: spec.durable, subject: message.subject }, 'cannot copy a failed event to the dead letters; leaving it unacknowledged');
+          if (message.info.deliveryCount < spec.maxDeliver) message.nak(delayFor(message.info.deliveryCount));
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 250 * attempt));
+      }
+    }
+  }
 
   async function process(message: JsMsg): Promise<void> {
     if (message.info.redelivered) redeliveries.add(1, { consumer: spec.durable });
@@ -138,9 +187,9 @@ export async function startConsumer<T extends EventType>(options: {
       const raw = message.json<EventEnvelope<T>>();
       envelope = { ...raw, data: declared.data.parse(raw.data) as EventEnvelope<T>['data'] };
     } catch (error) {
-      logger.error({ err: error, consumer: spec.durable, subject: message.subject }, 'undecodable event; terminating it');
+      logger.error({ err: error, consumer: spec.durable, subject: message.subject }, 'undecodable event; moving it to the dead letters');
       processed.add(1, { consumer: spec.durable, outcome: 'rejected' });
-      message.term();
+      await giveUp(message, 'undecodable', error);
       return;
     }
     try {
@@ -152,14 +201,14 @@ export async function startConsumer<T extends EventType>(options: {
     } catch (error) {
       const attempt = message.info.deliveryCount;
       if (error instanceof PermanentEventError || attempt >= spec.maxDeliver) {
-        logger.error({ err: error, consumer: spec.durable, eventId: envelope.id, attempt }, 'event failed for good');
+        logger.error({ err: error, consumer: spec.durable, eventId: envelope.id, attempt }, 'event failed for good; moving it to the dead letters');
         processed.add(1, { consumer: spec.durable, outcome: 'failed' });
-        message.term();
+        await giveUp(message, error instanceof PermanentEventError ? 'permanent' : 'max_deliver', error);
         return;
       }
       logger.warn({ err: error, consumer: spec.durable, eventId: envelope.id, attempt }, 'event failed; will retry');
       processed.add(1, { consumer: spec.durable, outcome: 'retry' });
-      message.nak(spec.retryDelayMs(attempt));
+      message.nak(delayFor(attempt));
     }
   }
 

@@ -2,5 +2,8 @@ export { events, streams, partnerOrderView, partnerEsimView, partnerBundleView, 
 export { namespace, type Namespace } from './namespace.js';
 export { connectNats, ensureStreams, natsConnectOptions, type NatsConnection, type NatsSecurity, type StreamOptions } from './nats.js';
 export { enqueueEvent, startOutboxRelay, type OutboxRelay } from './outbox.js';
-export { startConsumer, exactlyOnce, PermanentEventError, type ConsumerSpec, type RunningConsumer } from './consumer.js';
+export { startConsumer, exactlyOnce, defaultRetry, PermanentEventError, type ConsumerSpec, type RunningConsumer } from './consumer.js';
+export { retryDelayMs, shortestRetryDelayMs, type RetryPolicy } from './retry.js';
+export { deadLetterStream, deadLetterHeaders, redriveDeadLetters, countDeadLetters, type DeadLetterReason } from './deadLetter.js';
+export { isJetStreamApiError, jetStreamErrorCodes } from './jsErrors.js';
 export { migrateEventTables, pendingEventTableMigrations } from './tables.js';

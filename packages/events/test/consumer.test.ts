@@ -1,6 +1,6 @@
 // Protects the idempotent consumer: a redelivered event applies once, a failure is retried up to maxDeliver, and an event that can never succeed is terminated, not redelivered.
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { ensureStreams, exactlyOnce, PermanentEventError, startConsumer, type EventEnvelope, type RunningConsumer } from '@esim/events';
+import { countDeadLetters, ensureStreams, exactlyOnce, PermanentEventError, startConsumer, type EventEnvelope, type RunningConsumer } from '@esim/events';
 import { newId } from '@esim/ids';
 import type { PoolClient } from '@esim/postgres';
 import { createLogger } from '@esim/telemetry';
@@ -198,6 +198,8 @@ describe('events that can never succeed', () => {
       await until(() => (seen.length > 0 ? true : undefined), 'the valid event after the poison');
       expect(await settledConsumer('poison')).toMatchObject({ deliveries: 3, redelivered: 0, ackPending: 0, pending: 0 });
       expect(seen).toEqual(['plan_after_poison']);
+      // Kept, not dropped: both are in the namespace's dead letters for an operator to read.
+      expect(await countDeadLetters(infra.nc, infra.ns, 'poison')).toBe(2);
     } finally {
       advisories.stop();
     }

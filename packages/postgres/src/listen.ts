@@ -35,6 +35,7 @@ export function listenFor(
       released = true;
       connection.off('notification', onNotify);
       connection.off('error', onConnectionError);
+      connection.off('end', onConnectionError);
       // A pooled connection gets pg-pool's idle handler back; a destroyed
       // one may still report its dying socket, which must not crash us.
       if (destroy) connection.on('error', () => {});
@@ -42,6 +43,8 @@ export function listenFor(
     };
     connection.on('notification', onNotify);
     connection.on('error', onConnectionError);
+    // A connection the server closed without an error must not count as listening either: callers then poll slowly.
+    connection.on('end', onConnectionError);
     return { connection, release };
   }
 

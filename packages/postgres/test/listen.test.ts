@@ -35,13 +35,17 @@ describe('listenFor', () => {
     const errors: unknown[] = [];
     const listener = listenFor(pool, 'wake_test', () => notified++, (error) => errors.push(error));
     await listener.ensure();
+    expect(listener.listening()).toBe(true);
     await admin.query('NOTIFY wake_test');
     await waitFor(() => notified === 1);
 
     await terminateListeners();
     await waitFor(() => pool.totalCount === 0);
+    // Callers poll slowly only while someone listens: a lost connection must say so.
+    expect(listener.listening()).toBe(false);
 
     await listener.ensure();
+    expect(listener.listening()).toBe(true);
     await admin.query('NOTIFY wake_test');
     await waitFor(() => notified === 2);
     await listener.stop();

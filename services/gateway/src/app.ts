@@ -80,7 +80,7 @@ export async function buildGateway({ config, logger, nc, ns: subjects, consume, 
 
   // Revocations, suspensions and tier changes evict cached credentials on every replica.
   await consume(
-    { durable: 'gateway_credentials', type: 'partners.credentials.changed', ackWaitMs: 10_000, maxDeliver: 50, retryDelayMs: () => 500, exactlyOnce: false },
+    { durable: 'gateway_credentials', type: 'partners.credentials.changed', ackWaitMs: 10_000, maxDeliver: 50, retry: { firstMs: 500, maxMs: 500 }, exactlyOnce: false },
     async (event) => {
       await cache.evict(event.data.prefixes);
       credentials.evict(event.data.prefixes);

@@ -6,7 +6,7 @@ import { deliverMail } from './domain/deliverMail.js';
 import { createMailTransport } from './transport.js';
 
 /** 2 s, 4 s, 8 s … capped at 5 min: with maxDeliver 20, an SMTP outage of about an hour loses no mail. */
-const retryDelayMs = (deliveryCount: number) => Math.min(2_000 * 2 ** (deliveryCount - 1), 300_000);
+const retry = { firstMs: 2_000, maxMs: 300_000 };
 
 /**
  * Consumes `mail.requested` and sends over SMTP or writes `.eml` files.
@@ -23,7 +23,7 @@ export const mailerService = defineService({
     // Stopped after the consumer, which waits for the mail being sent to commit (or fail): a clean stop never resends.
     own('transport', { stop: () => transport.close() });
     await consume(
-      { durable: 'mailer', type: 'mail.requested', ackWaitMs: config.MAIL_ACK_WAIT_MS, maxDeliver: 20, retryDelayMs },
+      { durable: 'mailer', type: 'mail.requested', ackWaitMs: config.MAIL_ACK_WAIT_MS, maxDeliver: 20, retry },
       deliverMail({ dataKey: parseDataKey(config.DATA_ENCRYPTION_KEY), transport, from: config.MAIL_FROM, platformName: config.PLATFORM_NAME, logger }),
     );
     return { facts: { transport: transport.kind } };

@@ -17,7 +17,7 @@ export const partnersService = defineService({
     const deps: PartnersDeps = { pool, dataKey: parseDataKey(config.DATA_ENCRYPTION_KEY), passwordCost: config.PASSWORD_HASH_COST };
     // Other services' operator actions (plan edits, top-ups) arrive as events; the log lives here.
     await consume(
-      { durable: 'partners_audit', type: 'audit.recorded', ackWaitMs: 30_000, maxDeliver: 20, retryDelayMs: (n) => Math.min(1_000 * 2 ** n, 60_000) },
+      { durable: 'partners_audit', type: 'audit.recorded', ackWaitMs: 30_000, maxDeliver: 20, retry: { firstMs: 2_000, maxMs: 60_000 } },
       (event, db) => recordAuditEvent(db, event),
     );
     return { grpc: [grpcBinding(partnersV1.PartnersService, partnersHandlers(deps))] };

@@ -28,7 +28,7 @@ export const provisioningService = defineService({
     });
     const supplier = createSupplierClient({ baseUrl: config.SUPPLIER_URL, timeoutMs: config.SUPPLIER_TIMEOUT_MS });
     await consume(
-      { durable: 'provisioning_order_paid', type: 'orders.order.paid', ackWaitMs: policy.ackWaitMs, maxDeliver: policy.maxDeliver, retryDelayMs: policy.retryDelayMs, concurrency: config.PROVISIONING_CONCURRENCY },
+      { durable: 'provisioning_order_paid', type: 'orders.order.paid', ackWaitMs: policy.ackWaitMs, maxDeliver: policy.maxDeliver, retry: policy.retry, concurrency: config.PROVISIONING_CONCURRENCY },
       provisionOrder({ supplier, pool, schema, retryWindowMs: policy.windowMs, logger }),
     );
     // The origin only: a URL may carry credentials.

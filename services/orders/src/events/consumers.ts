@@ -13,7 +13,7 @@ import type { Config } from '../config.js';
 const delivery = {
   ackWaitMs: 30_000,
   maxDeliver: 50,
-  retryDelayMs: (deliveryCount: number) => Math.min(1_000 * 2 ** (deliveryCount - 1), 60_000),
+  retry: { firstMs: 1_000, maxMs: 60_000 },
 };
 
 export async function startConsumers({ consume, logger }: ServiceContext<Config>): Promise<void> {

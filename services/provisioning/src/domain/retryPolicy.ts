@@ -1,3 +1,5 @@
+import { retryDelayMs as retryDelayMsOf, shortestRetryDelayMs, type RetryPolicy as EventRetryPolicy } from '@esim/events';
+
 /**
  * How long and how often a paid order's supplier call is retried (contract
  * §8: transient errors are retried with backoff for up to 15 minutes). The
@@ -6,7 +8,9 @@
  */
 export interface RetryPolicy {
   windowMs: number;
-  /** Delay before the n-th redelivery: base·2^(n−1), capped at max. */
+  /** The consumer's backoff (@esim/events: base·2^(n−1), capped at max, with jitter). */
+  retry: EventRetryPolicy;
+  /** Delay before the n-th redelivery without jitter: base·2^(n−1), capped at max. */
   retryDelayMs(deliveryCount: number): number;
   /** JetStream's delivery bound: comfortably more deliveries than the window can hold. */
   maxDeliver: number;
@@ -26,13 +30,15 @@ const minMaxDeliver = 1_000;
 
 export function retryPolicy(options: { windowMs: number; baseMs: number; maxMs: number; supplierTimeoutMs: number }): RetryPolicy {
   const { windowMs, baseMs, maxMs } = options;
-  const retryDelayMs = (deliveryCount: number) => Math.min(baseMs * 2 ** Math.max(0, Math.min(deliveryCount - 1, 40)), maxMs);
+  const retry: EventRetryPolicy = { firstMs: baseMs, maxMs };
+  const retryDelayMs = (deliveryCount: number) => retryDelayMsOf({ ...retry, jitter: 0 }, deliveryCount);
   return {
     windowMs,
+    retry,
     retryDelayMs,
     // Twice the deliveries that fit in the window if every call failed at once, so JetStream never
     // gives up on a message before the window has passed and the order has been failed explicitly.
-    maxDeliver: Math.max(minMaxDeliver, 2 * (deliveriesToCover(windowMs, retryDelayMs, maxMs) + 1)),
+    maxDeliver: Math.max(minMaxDeliver, 2 * (deliveriesToCover(windowMs, (n) => shortestRetryDelayMs(retry, n), maxMs) + 1)),
     ackWaitMs: prefetchedMessages * (options.supplierTimeoutMs + handlingMarginMs),
   };
 }

@@ -96,9 +96,11 @@ export async function recordAttemptResult(db: Queryable, claimed: Pick<ClaimedAt
  * when none is pending. The partial index deliveries_due serves it.
  */
 export async function msUntilNextDue(db: Queryable): Promise<number | undefined> {
+  // NULL when nothing is pending (GREATEST would turn that NULL into 0: clamped here instead).
   const { rows } = await db.query<{ ms: number | null }>(
-    `SELECT GREATEST(0, EXTRACT(EPOCH FROM min(GREATEST(next_attempt_at, COALESCE(locked_until, next_attempt_at))) - now()) * 1000)::float8 AS ms
+    `SELECT (EXTRACT(EPOCH FROM min(GREATEST(next_attempt_at, COALESCE(locked_until, next_attempt_at))) - now()) * 1000)::float8 AS ms
      FROM webhooks.deliveries WHERE status = 'pending'`,
   );
-  return rows[0]?.ms ?? undefined;
+  const ms = rows[0]?.ms;
+  return ms === null || ms === undefined ? undefined : Math.max(0, ms);
 }
