@@ -45,14 +45,14 @@ export interface Gateway {
  * /api/v1 and the admin API under /admin/v1, each with its own OpenAPI
  * document. Tests call this and use `inject`; main.ts listens.
  */
-export async function buildGateway({ config, logger, nc, ns: subjects, consume, own }: ServiceContext<Config>): Promise<Gateway> {
+export async function buildGateway({ config, logger, nc, ns: subjects, consume, own, grpcTls }: ServiceContext<Config>): Promise<Gateway> {
   // Fail fast rather than queue: a request should get 503 while Redis is down, not hang. Commands
   // issued in the same tick (a request's rate-limit count and catalog version) share one write.
   const redis = new Redis(config.REDIS_URL, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true, enableAutoPipelining: true });
   redis.on('error', (error) => logger.warn({ err: error }, 'redis error'));
   await redis.connect();
   own('redis', { stop: () => redis.quit() });
-  const backends = connectBackends(config);
+  const backends = connectBackends(config, grpcTls());
   own('grpc clients', { stop: () => backends.close() });
   const { partners, catalog, wallet, orders, webhooks } = backends;
   const ns = config.PLATFORM_NAMESPACE;

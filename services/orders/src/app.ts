@@ -18,8 +18,8 @@ export const ordersService = defineService({
   publishes: ['ORDERS', 'PARTNER_EVENTS'],
   async start(context) {
     const { config, logger, pool, own } = context;
-    const catalog = catalogClient(config.CATALOG_ADDR);
-    const wallet = walletClient(config.WALLET_ADDR);
+    const catalog = catalogClient(config.CATALOG_ADDR, context.grpcTls());
+    const wallet = walletClient(config.WALLET_ADDR, context.grpcTls());
     const deps: OrdersDeps = { pool, catalog, wallet, currency: config.CURRENCY, logger };
     await startConsumers(context);
     // Owned things stop in this order, after the gRPC server has finished its calls: the sweeper's round, then the clients it uses.
