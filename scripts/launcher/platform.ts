@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { devTlsFiles } from '@esim/grpc';
 import { claimNamespace } from './instance.js';
 import { claimPorts } from './ports.js';
 import { preflight } from './preflight.js';
@@ -33,6 +34,19 @@ export interface Platform {
 }
 
 /**
+ * Each service's gRPC identity (mutual TLS): the development PKI under
+ * var/pki, issued here once before any service starts (so they do not race
+ * to create the CA), unless the environment names the files itself. The
+ * launcher never runs production, but the benchmarks run with
+ * NODE_ENV=production, where services have no default of their own.
+ */
+function grpcIdentityEnv(name: string, env: NodeJS.ProcessEnv): Record<string, string> {
+  if (env.GRPC_TLS_CA || env.GRPC_TLS_CERT || env.GRPC_TLS_KEY) return {};
+  const files = devTlsFiles(name);
+  return { GRPC_TLS_CA: files.ca, GRPC_TLS_CERT: files.cert, GRPC_TLS_KEY: files.key };
+}
+
+/**
  * Checks dependencies, starts every service as its own process, and resolves
  * once each one reports ready. `npm start` and the end-to-end suite both use it.
  */
@@ -51,7 +65,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     throw error;
   }
   const logDir = options.logDir ?? join(repoRoot, 'var', 'log');
-  const specs = new Map(serviceSpecs(ports).map((spec) => [spec.name, spec]));
+  const specs = new Map(serviceSpecs(ports).map((spec) => [spec.name, { ...spec, env: { ...spec.env, ...grpcIdentityEnv(spec.name, options.env) } }]));
   const services = new Map<string, Running>();
   const timeoutMs = options.readyTimeoutMs ?? 90_000;
   // Processes the launcher itself stopped: their exit is expected.
