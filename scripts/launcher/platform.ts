@@ -57,6 +57,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   const publicPorts = new Map(serviceList.map((entry) => [entry.name, new Set(entry.public ?? [])]));
   const { ports, moved } = await claimPorts(options.ports, (service, kind) => !publicPorts.get(service)?.has(kind));
   if (moved.length > 0) echo(`Internal ports in use by another process; using free ones instead: ${moved.join(', ')}`);
+  const identities = new Map(serviceList.map((entry) => [entry.name, grpcIdentityEnv(entry.name, options.env)]));
   const release = claimNamespace(namespace, ports);
   try {
     await preflight(options.env);
@@ -65,7 +66,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     throw error;
   }
   const logDir = options.logDir ?? join(repoRoot, 'var', 'log');
-  const specs = new Map(serviceSpecs(ports).map((spec) => [spec.name, { ...spec, env: { ...spec.env, ...grpcIdentityEnv(spec.name, options.env) } }]));
+  const specs = new Map(serviceSpecs(ports).map((spec) => [spec.name, { ...spec, env: { ...spec.env, ...identities.get(spec.name) } }]));
   const services = new Map<string, Running>();
   const timeoutMs = options.readyTimeoutMs ?? 90_000;
   // Processes the launcher itself stopped: their exit is expected.
@@ -73,12 +74,17 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   const onUnexpectedExit =
     options.onUnexpectedExit ?? ((name: string, code: number | null) => echo(`${name} exited unexpectedly (code ${code}); see ${join(logDir, `${name}.log`)}`));
 
+  // A service that dies while the others are still starting fails the start (once they are up); after it, onUnexpectedExit.
+  let starting = true;
+  let diedWhileStarting: string | undefined;
   const launch = async (name: string) => {
     const running = startService(specs.get(name)!, options.env, logDir, echo, options.mode);
     services.set(name, running);
     await waitUntilReady(running, timeoutMs);
     void running.exited.then((code) => {
-      if (!stopping.has(running)) onUnexpectedExit(name, code);
+      if (stopping.has(running)) return;
+      if (starting) diedWhileStarting ??= `${name} exited with code ${code} after it was ready; see ${join(logDir, `${name}.log`)}`;
+      else onUnexpectedExit(name, code);
     });
   };
 
@@ -96,6 +102,8 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     // Back-end services start together; the edge (the gateway) once they are ready.
     await Promise.all(serviceList.filter((entry) => !entry.last).map((entry) => launch(entry.name)));
     for (const entry of serviceList.filter((e) => e.last)) await launch(entry.name);
+    if (diedWhileStarting) throw new Error(diedWhileStarting);
+    starting = false;
   } catch (error) {
     await stop();
     throw error;
