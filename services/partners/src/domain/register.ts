@@ -15,8 +15,21 @@ export interface Application {
   webhookUrl?: string | undefined;
 }
 
-/** A partner applies: the account starts `pending` and an "application received" e-mail is queued with it. */
+const requiredFields = ['name', 'email', 'company', 'password'] as const;
+
+/**
+ * A partner applies: the account starts `pending` and an "application
+ * received" e-mail is queued with it. The gateway validates the request
+ * fully; an application missing a field (any other caller, an empty
+ * message) is a validation error here, never a database error.
+ */
 export async function register(deps: PartnersDeps, application: Application): Promise<Partner> {
+  const missing = requiredFields.filter((field) => !application[field]?.trim());
+  if (missing.length > 0) {
+    throw new AppError('VALIDATION_ERROR', missing.map((field) => `${field}: required`).join('; '), {
+      errors: missing.map((path) => ({ path, message: 'required' })),
+    });
+  }
   const email = application.email.toLowerCase();
   const passwordHash = await hashPassword(application.password, deps.passwordCost);
   try {
