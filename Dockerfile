@@ -55,13 +55,14 @@ WORKDIR /app
 RUN groupadd --system --gid 10001 esim \
  && useradd --system --uid 10001 --gid esim --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin esim
 # The code stays owned by root and read-only to the service; only var/
-# (.eml files when SMTP_URL is unset) is writable. Kubernetes mounts emptyDirs
-# on /app/var and /tmp under a read-only root.
+# (.eml files when SMTP_URL is unset; var/pki, the development gRPC
+# certificates Compose shares in a volume) is writable. Kubernetes mounts
+# emptyDirs on /app/var and /tmp under a read-only root.
 COPY --from=install /app/ /app/
 COPY --from=build /out/ /app/
 COPY deploy/healthcheck.sh /usr/local/bin/esim-healthcheck
 RUN chmod 755 /usr/local/bin/esim-healthcheck \
- && mkdir -p /app/var && chown esim:esim /app/var
+ && mkdir -p /app/var/pki && chown esim:esim /app/var /app/var/pki
 USER 10001:10001
 # Node is PID 1 and the services handle SIGTERM themselves (drain, then exit).
 # The telemetry preload comes first so grpc-js, pg and ioredis are patched

@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { addressEnv, portEnv, readinessPort, services as serviceList } from '../scripts/launcher/services.js';
 import { metricsPort, secretKeysOf } from '../scripts/deploy/settings.js';
+import { usesGrpc } from '../scripts/deploy/calls.js';
 import { root, type Json, readText, onPath, type Shape, value, mapOf, stringMap, unknownKeys, deployments, containersOf, configMap } from './support/deployFiles.js';
 
 interface ComposeService {
@@ -125,10 +126,19 @@ describe('docker-compose.yml', () => {
       const env = compose.services[name]?.environment ?? {};
       for (const entry of containersOf(deployment)[0]?.env ?? []) {
         if (entry.valueFrom?.fieldRef) continue; // the pod's own names, Kubernetes only
+        if (entry.name.startsWith('GRPC_TLS_')) continue; // Compose runs the development PKI (NODE_ENV=development), shared in the grpc-pki volume
         expect(env, `${name} ${entry.name}`).toHaveProperty(entry.name);
         if (entry.value !== undefined) expect(env[entry.name], `${name} ${entry.name}`).toBe(entry.value);
       }
       for (const key of Object.keys(configMap?.data ?? {})) expect(env, `${name} ${key} (esim-config)`).toHaveProperty(key);
+    }
+  });
+
+  it('when a service serves or calls gRPC, then it shares the one development CA through the grpc-pki volume', () => {
+    for (const entry of serviceList) {
+      const volumes = (compose.services[entry.name] as { volumes?: string[] }).volumes ?? [];
+      if (usesGrpc(entry, serviceList)) expect(volumes, entry.name).toContain('grpc-pki:/app/var/pki');
+      else expect(volumes, entry.name).not.toContain('grpc-pki:/app/var/pki');
     }
   });
 

@@ -66,7 +66,7 @@ describe('generated deployment files', () => {
     expect(deployment).toMatchObject({ kind: 'Deployment', metadata: { name: 'newcomer' } });
     const container = (deployment as { spec: { template: { spec: { containers: Json[] } } } }).spec.template.spec.containers[0]!;
     expect(container).toMatchObject({
-      startupProbe: { grpc: { port: 50199 } },
+      startupProbe: { httpGet: { path: '/healthz', port: 'http-health' } },
       readinessProbe: { httpGet: { path: '/readyz', port: 'http-health' } },
       livenessProbe: { httpGet: { path: '/healthz', port: 'http-health' } },
     });

@@ -98,8 +98,14 @@ describe('the Kubernetes base', () => {
     const readyPort = container.ports?.find((port) => port.containerPort === readinessPort(entry, entry.ports))?.name;
     expect(container.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: readyPort });
     expect(container.livenessProbe?.httpGet).toEqual({ path: '/healthz', port: readyPort });
-    if (entry.ports.grpc !== undefined) expect(container.startupProbe?.grpc, 'gRPC health on the API port').toEqual({ port: entry.ports.grpc });
-    else expect(container.startupProbe?.httpGet).toEqual({ path: '/healthz', port: readyPort });
+    // The health server is bound after every listener; the kubelet's gRPC probe could not pass mutual TLS.
+    expect(container.startupProbe?.httpGet).toEqual({ path: '/healthz', port: readyPort });
+    const grpcTls = entry.ports.grpc !== undefined || callsOf(entry, serviceList).some((call) => call.port === 'grpc');
+    const literal = Object.fromEntries((container.env ?? []).filter((e) => e.value !== undefined).map((e) => [e.name, e.value]));
+    if (grpcTls) {
+      expect(literal, 'its gRPC identity, from the mounted Secret').toMatchObject({ GRPC_TLS_CA: '/etc/esim/grpc/ca.crt', GRPC_TLS_CERT: '/etc/esim/grpc/tls.crt', GRPC_TLS_KEY: '/etc/esim/grpc/tls.key' });
+      expect(container.volumeMounts).toContainEqual({ name: 'grpc-tls', mountPath: '/etc/esim/grpc', readOnly: true });
+    } else expect(literal).not.toHaveProperty('GRPC_TLS_CERT');
   });
 
   it.each(serviceList.map((entry) => [entry.name, entry] as const))('when %s is reached in the cluster, then one ClusterIP Service carries every port, headless when it serves gRPC, and none is public', (name, entry) => {

@@ -40,3 +40,8 @@ export function callsOf(entry: ServiceEntry, list: readonly ServiceEntry[]): Cal
 export function callersOf(entry: ServiceEntry, list: readonly ServiceEntry[]): Array<{ caller: ServiceEntry; port: PortKind }> {
   return list.flatMap((caller) => callsOf(caller, list).filter((call) => call.target.name === entry.name).map((call) => ({ caller, port: call.port })));
 }
+
+/** Serves gRPC or calls a gRPC API: it needs a certificate of the platform CA (mutual TLS, docs/security.md). */
+export function usesGrpc(entry: ServiceEntry, list: readonly ServiceEntry[]): boolean {
+  return entry.ports.grpc !== undefined || callsOf(entry, list).some((call) => call.port === 'grpc');
+}

@@ -1,5 +1,6 @@
 /** docker-compose.yml from the service list: one container per entry beside the infrastructure it needs. */
 import { addressEnv, portEnv, readinessPort, services as serviceList, type Dependency, type ServiceEntry } from '../launcher/services.js';
+import { usesGrpc } from './calls.js';
 import { composeHealthcheck, composeImage, generatedHeader, kebab, scalar, secretDoc, secretKeysOf, sharedSettings } from './settings.js';
 
 /** Infrastructure containers, pinned, each with a health check its dependants wait on. */
@@ -130,6 +131,8 @@ function serviceBlock(entry: ServiceEntry, services: readonly ServiceEntry[]): s
     const anchored = key !== 'DATABASE_URL' && key !== 'SMTP_URL';
     lines.push(`      ${key}: ${anchored ? `*${kebab(key)}` : scalar(secretDoc(key).composeDefault)}`);
   }
+  // One development CA for every container: the first to start issues it into the shared volume (mutual TLS of gRPC).
+  if (usesGrpc(entry, services)) lines.push('    volumes:', '      - grpc-pki:/app/var/pki');
   const published = (entry.public ?? []).map((kind) => entry.ports[kind]).filter((port) => port !== undefined);
   if (published.length > 0) lines.push('    ports:', ...published.map((port) => `      - "${port}:${port}"`));
   lines.push('    healthcheck:', '      <<: *healthcheck', `      test: ["CMD", "${composeHealthcheck}", "${readinessPort(entry, entry.ports)}", "/readyz"]`);
@@ -194,5 +197,7 @@ ${observability}
 volumes:
   postgres-data:
   nats-data:
+  # The development gRPC PKI (a CA and one certificate per service), shared so every container trusts the same CA.
+  grpc-pki:
 `;
 }

@@ -1,5 +1,6 @@
 /** Per service of the list: its Deployment and its in-cluster Service (deploy/k8s/base/<name>.yaml holds them with its policies). */
-import { portEnv, readinessPort, type PortKind, type ServiceEntry } from '../launcher/services.js';
+import { portEnv, readinessPort, services as serviceList, type PortKind, type ServiceEntry } from '../launcher/services.js';
+import { usesGrpc } from './calls.js';
 import { resourcesOf, type PodResources } from './resources.js';
 import { configMapName, imageName, indent, metricsPort, namespaceName, partOf, portNames, scalar, secretKeysOf, secretName, serviceAccountName, shutdown } from './settings.js';
 
@@ -29,13 +30,24 @@ export function envList(entry: ServiceEntry, options: { literal?: Record<string,
   return lines.join('\n');
 }
 
+/**
+ * The service's gRPC identity (mutual TLS): a Secret of the cert-manager
+ * Certificate `<name>-grpc-tls` (ca.crt, tls.crt, tls.key; docs/deployment.md),
+ * mounted read-only; the files are re-read as cert-manager rotates them.
+ */
+export const grpcTlsMount = '/etc/esim/grpc';
+export const grpcTlsSecret = (entry: ServiceEntry) => `${entry.name}-grpc-tls`;
+export const grpcTlsEnv = {
+  GRPC_TLS_CA: `${grpcTlsMount}/ca.crt`,
+  GRPC_TLS_CERT: `${grpcTlsMount}/tls.crt`,
+  GRPC_TLS_KEY: `${grpcTlsMount}/tls.key`,
+};
+
 function probes(entry: ServiceEntry): string {
   const ready = portNames[readinessPort(entry, entry.ports) === entry.ports.health ? 'health' : 'http'];
-  // The gRPC API is what other services call: a pod has started once it answers grpc.health.v1 there.
-  const startup =
-    entry.ports.grpc !== undefined
-      ? `grpc:\n  port: ${entry.ports.grpc}`
-      : `httpGet:\n  path: /healthz\n  port: ${ready}`;
+  // The health server starts after every listener (gRPC included) is bound. The kubelet's gRPC
+  // probe cannot present a client certificate, and the gRPC port accepts no caller without one.
+  const startup = `httpGet:\n  path: /healthz\n  port: ${ready}`;
   return `# Migrations may run (or be awaited, MIGRATE=off) at start, so startup gets more time than liveness.
 startupProbe:
 ${indent(startup, 2)}
@@ -121,6 +133,7 @@ function spread(name: string): string {
 }
 
 export function deployment(entry: ServiceEntry): string {
+  const grpcTls = usesGrpc(entry, serviceList.some((known) => known.name === entry.name) ? serviceList : [entry]);
   const ports = kindsOf(entry)
     .map((kind) => `- name: ${portNames[kind]}\n  containerPort: ${entry.ports[kind]}`)
     .join('\n');
@@ -161,7 +174,7 @@ ${indent(spread(entry.name), 8)}
             - configMapRef:
                 name: ${configMapName}
           env:
-${indent(envList(entry), 12)}
+${indent(envList(entry, grpcTls ? { literal: grpcTlsEnv } : {}), 12)}
           ports:
 ${indent(ports, 12)}
 ${indent(probes(entry), 10)}
@@ -172,8 +185,8 @@ ${indent(probes(entry), 10)}
                 command: ["sleep", "${shutdown.preStopSeconds}"]
 ${indent(resourcesYaml(resourcesOf(entry)), 10)}
 ${indent(containerSecurity, 10)}
-${indent(writableMounts, 10)}
-${indent(writableVolumes, 6)}`;
+${indent(grpcTls ? `${writableMounts}\n  - name: grpc-tls\n    mountPath: ${grpcTlsMount}\n    readOnly: true` : writableMounts, 10)}
+${indent(grpcTls ? `${writableVolumes}\n  - name: grpc-tls\n    secret:\n      secretName: ${grpcTlsSecret(entry)}\n      defaultMode: 288 # 0440: readable by the pod's group (fsGroup) only` : writableVolumes, 6)}`;
 }
 
 function servicePort(entry: ServiceEntry, kind: PortKind): string {

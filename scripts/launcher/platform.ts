@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { devTlsFiles } from '@esim/grpc';
 import { claimNamespace } from './instance.js';
 import { claimPorts } from './ports.js';
 import { preflight } from './preflight.js';
@@ -33,6 +34,19 @@ export interface Platform {
 }
 
 /**
+ * Each service's gRPC identity (mutual TLS): the development PKI under
+ * var/pki, issued here once before any service starts (so they do not race
+ * to create the CA), unless the environment names the files itself. The
+ * launcher never runs production, but the benchmarks run with
+ * NODE_ENV=production, where services have no default of their own.
+ */
+function grpcIdentityEnv(name: string, env: NodeJS.ProcessEnv): Record<string, string> {
+  if (env.GRPC_TLS_CA || env.GRPC_TLS_CERT || env.GRPC_TLS_KEY) return {};
+  const files = devTlsFiles(name);
+  return { GRPC_TLS_CA: files.ca, GRPC_TLS_CERT: files.cert, GRPC_TLS_KEY: files.key };
+}
+
+/**
  * Checks dependencies, starts every service as its own process, and resolves
  * once each one reports ready. `npm start` and the end-to-end suite both use it.
  */
@@ -43,6 +57,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   const publicPorts = new Map(serviceList.map((entry) => [entry.name, new Set(entry.public ?? [])]));
   const { ports, moved } = await claimPorts(options.ports, (service, kind) => !publicPorts.get(service)?.has(kind));
   if (moved.length > 0) echo(`Internal ports in use by another process; using free ones instead: ${moved.join(', ')}`);
+  const identities = new Map(serviceList.map((entry) => [entry.name, grpcIdentityEnv(entry.name, options.env)]));
   const release = claimNamespace(namespace, ports);
   try {
     await preflight(options.env);
@@ -51,7 +66,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     throw error;
   }
   const logDir = options.logDir ?? join(repoRoot, 'var', 'log');
-  const specs = new Map(serviceSpecs(ports).map((spec) => [spec.name, spec]));
+  const specs = new Map(serviceSpecs(ports).map((spec) => [spec.name, { ...spec, env: { ...spec.env, ...identities.get(spec.name) } }]));
   const services = new Map<string, Running>();
   const timeoutMs = options.readyTimeoutMs ?? 90_000;
   // Processes the launcher itself stopped: their exit is expected.
@@ -59,12 +74,17 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   const onUnexpectedExit =
     options.onUnexpectedExit ?? ((name: string, code: number | null) => echo(`${name} exited unexpectedly (code ${code}); see ${join(logDir, `${name}.log`)}`));
 
+  // A service that dies while the others are still starting fails the start (once they are up); after it, onUnexpectedExit.
+  let starting = true;
+  let diedWhileStarting: string | undefined;
   const launch = async (name: string) => {
     const running = startService(specs.get(name)!, options.env, logDir, echo, options.mode);
     services.set(name, running);
     await waitUntilReady(running, timeoutMs);
     void running.exited.then((code) => {
-      if (!stopping.has(running)) onUnexpectedExit(name, code);
+      if (stopping.has(running)) return;
+      if (starting) diedWhileStarting ??= `${name} exited with code ${code} after it was ready; see ${join(logDir, `${name}.log`)}`;
+      else onUnexpectedExit(name, code);
     });
   };
 
@@ -82,6 +102,8 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     // Back-end services start together; the edge (the gateway) once they are ready.
     await Promise.all(serviceList.filter((entry) => !entry.last).map((entry) => launch(entry.name)));
     for (const entry of serviceList.filter((e) => e.last)) await launch(entry.name);
+    if (diedWhileStarting) throw new Error(diedWhileStarting);
+    starting = false;
   } catch (error) {
     await stop();
     throw error;

@@ -2,7 +2,9 @@ import * as grpc from '@grpc/grpc-js';
 import { create, fromBinary, toBinary, type DescMessage, type DescMethod, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
 import { metrics } from '@opentelemetry/api';
+import { grpcHosts, type AccessPolicy } from './access.js';
 import { fromServiceError, toStatus } from './errors.js';
+import { callerOf, channelCredentials, type TlsFiles } from './tls.js';
 
 /**
  * protobuf-es generates descriptors, not grpc-js definitions. These few
@@ -64,12 +66,18 @@ const serverDuration = metrics
   .getMeter('@esim/grpc')
   .createHistogram('rpc.server.duration', { unit: 'ms', description: 'gRPC server call duration by method and status' });
 
-/** Registers `handlers` for `service`; a thrown AppError becomes its status, anything else INTERNAL (and is reported). */
+/**
+ * Registers `handlers` for `service`; a thrown AppError becomes its status,
+ * anything else INTERNAL (and is reported). With `access`, a call whose
+ * caller (its client certificate's identity) may not call the method is
+ * refused PERMISSION_DENIED before the handler runs.
+ */
 export function addService<M extends GenServiceMethods>(
   server: grpc.Server,
   service: GenService<M>,
   handlers: ServiceHandlers<M>,
   onInternalError: (error: unknown, method: string) => void,
+  access?: AccessPolicy,
 ): void {
   const implementation: grpc.UntypedServiceImplementation = {};
   for (const method of service.methods) {
@@ -79,6 +87,16 @@ export function addService<M extends GenServiceMethods>(
       const startedAt = performance.now();
       const done = (code: grpc.status) =>
         serverDuration.record(performance.now() - startedAt, { 'rpc.method': name, 'rpc.grpc.status_code': code });
+      if (access) {
+        const caller = callerOf(call);
+        if (!access(caller, `/${name}`)) {
+          done(grpc.status.PERMISSION_DENIED);
+          // INTERNAL for the client: a service refused by another is the platform's fault, never the end user's (no 403 to a partner).
+          const metadata = toStatus(new Error('refused')).metadata;
+          callback({ code: grpc.status.PERMISSION_DENIED, details: `${caller ?? 'an unauthenticated caller'} may not call ${name}`, metadata });
+          return;
+        }
+      }
       handler(call.request as never, { metadata: call.metadata }).then(
         (response) => {
           done(grpc.status.OK);
@@ -108,15 +126,26 @@ export function channelTarget(address: string): string {
 /** Calls go round-robin over every resolved address, not all to the first one (grpc-js' default, pick_first). */
 const serviceConfig = JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] });
 
+export interface ClientOptions {
+  /** This service's certificate, key and the platform CA (mutual TLS); plaintext without. */
+  tls?: TlsFiles;
+  /** The identity the server's certificate must carry; by default the service that hosts `service` (access.ts). */
+  server?: string;
+}
+
 /**
  * A promise-returning client; failures reject with the AppError the server
  * raised. Balances per call across every address the target resolves to;
  * servers end connections after a maximum age (server.ts), so a client
  * re-resolves and finds replicas added since it connected.
  */
-export function createClient<M extends GenServiceMethods>(service: GenService<M>, address: string): ServiceClient<M> {
+export function createClient<M extends GenServiceMethods>(service: GenService<M>, address: string, options: ClientOptions = {}): ServiceClient<M> {
   const Constructor = grpc.makeGenericClientConstructor(definitionOf(service as GenService<GenServiceMethods>), service.name);
-  const raw = new Constructor(channelTarget(address), grpc.credentials.createInsecure(), {
+  const server = options.server ?? grpcHosts[service.typeName];
+  const credentials = channelCredentials(options.tls, server);
+  const raw = new Constructor(channelTarget(address), credentials, {
+    // The TLS server name is the service's identity, not the address (an IP there is deprecated by RFC 6066; the certificate check is ours).
+    ...(options.tls && server ? { 'grpc.ssl_target_name_override': server } : {}),
     'grpc.service_config': serviceConfig,
     'grpc.keepalive_time_ms': 30_000,
     'grpc.enable_retries': 1,

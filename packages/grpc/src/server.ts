@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
+import { serverCredentials, type TlsFiles } from './tls.js';
 
 export interface GrpcServer {
   server: grpc.Server;
@@ -17,6 +18,8 @@ export async function startGrpcServer(options: {
   host?: string;
   register: (server: grpc.Server) => void;
   maxConnectionAgeMs?: number;
+  /** Mutual TLS with the platform CA (every caller must present a certificate); plaintext without. */
+  tls?: TlsFiles;
 }): Promise<GrpcServer> {
   const server = new grpc.Server({
     'grpc.max_receive_message_length': 4 * 1024 * 1024,
@@ -30,7 +33,7 @@ export async function startGrpcServer(options: {
   health.addToServer(server);
   options.register(server);
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${options.host ?? '0.0.0.0'}:${options.port}`, grpc.ServerCredentials.createInsecure(), (error, bound) =>
+    server.bindAsync(`${options.host ?? '0.0.0.0'}:${options.port}`, serverCredentials(options.tls), (error, bound) =>
       error ? reject(error) : resolve(bound),
     ),
   );

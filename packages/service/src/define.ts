@@ -1,7 +1,7 @@
 import type { DescMessage } from '@bufbuild/protobuf';
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
 import type { ConsumerSpec, EventEnvelope, EventType, Namespace, NatsConnection, StreamName } from '@esim/events';
-import type { ServiceHandlers } from '@esim/grpc';
+import type { ServiceHandlers, TlsFiles } from '@esim/grpc';
 import type { Pool, PoolClient } from '@esim/postgres';
 import type { ReadinessCheck } from '@esim/runtime';
 import type { Logger } from '@esim/telemetry';
@@ -55,6 +55,8 @@ export interface ServiceContext<C extends BaseConfig> {
   consume<T extends EventType>(spec: ConsumerSpec<T> & { exactlyOnce: false }, handle: (event: EventEnvelope<T>) => Promise<void>): Promise<void>;
   /** Registers something to stop after the consumers and before NATS and Postgres close. */
   own(name: string, thing: Stoppable): void;
+  /** This service's gRPC identity (mutual TLS): hand it to every `createClient` (`{ tls: grpcTls() }`). */
+  grpcTls(): TlsFiles;
 }
 
 /** What `start` hands back: the transports to serve and any extra readiness checks. */

@@ -21,6 +21,11 @@ export type MigrateMode = (typeof migrateModes)[number];
  *   creates or updates (3 on a clustered NATS).
  * - SHUTDOWN_TIMEOUT_MS: the deadline of the whole shutdown after SIGTERM;
  *   keep it below terminationGracePeriodSeconds minus the preStop pause.
+ * - GRPC_TLS_CA, GRPC_TLS_CERT, GRPC_TLS_KEY: files (PEM) of this service's
+ *   gRPC identity: the platform CA, its certificate (common name = the
+ *   service name) and key. Every gRPC server requires a client certificate
+ *   of that CA, and each caller may call only its methods (@esim/grpc
+ *   access.ts). Required in production; development uses var/pki.
  * - BOOT_ID: who this process is, reported by /readyz with the namespace; the
  *   launcher sets one per start and accepts no readiness answered by another
  *   process (a stranger holding the port). A random one by default.
@@ -32,6 +37,9 @@ export const runtimeEnv = {
   NATS_TLS_CERT: optionalPath,
   NATS_TLS_KEY: optionalPath,
   NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+  GRPC_TLS_CA: optionalPath,
+  GRPC_TLS_CERT: optionalPath,
+  GRPC_TLS_KEY: optionalPath,
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(20_000),
   BOOT_ID: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ or -').default(() => randomUUID()),
 };
@@ -55,6 +63,7 @@ export function serviceEnv(healthPort: number) {
 
 /** What the bootstrap needs from any service's parsed config. */
 export interface BaseConfig {
+  NODE_ENV?: string;
   LOG_LEVEL: string;
   NATS_URL?: string;
   PLATFORM_NAMESPACE: string;
@@ -69,6 +78,9 @@ export interface BaseConfig {
   NATS_STREAM_REPLICAS?: number;
   SHUTDOWN_TIMEOUT_MS?: number;
   BOOT_ID?: string;
+  GRPC_TLS_CA?: string;
+  GRPC_TLS_CERT?: string;
+  GRPC_TLS_KEY?: string;
 }
 
 /**

@@ -3,3 +3,4 @@ export { serviceEnv, runtimeEnv, grpcAddress, migrateModes, type BaseConfig, typ
 export { BootAborted } from './boot.js';
 export { startService, type RunningService } from './start.js';
 export { runService } from './run.js';
+export { grpcTlsFiles } from './tls.js';

@@ -1,11 +1,12 @@
 import { connectNats, ensureStreams, exactlyOnce, namespace, startConsumer, startOutboxRelay, type NatsConnection } from '@esim/events';
-import { addService, startGrpcServer, type GrpcServer } from '@esim/grpc';
+import { addService, platformAccess, startGrpcServer, testHarnessIdentity, type GrpcServer, type TlsFiles } from '@esim/grpc';
 import { createPool, type Pool } from '@esim/postgres';
 import { startHealthServer, type ReadinessCheck, type ShutdownStep } from '@esim/runtime';
 import { createLogger, type Logger } from '@esim/telemetry';
 import { abortable, BootAborted, prepareSchema } from './boot.js';
 import type { ServiceContext, ServiceDefinition, Started, Stoppable } from './define.js';
 import type { BaseConfig } from './env.js';
+import { grpcTlsFiles } from './tls.js';
 
 export interface RunningService<C extends BaseConfig> {
   name: string;
@@ -45,6 +46,8 @@ export async function startService<C extends BaseConfig>(
     if (signal?.aborted) throw signal.reason instanceof BootAborted ? signal.reason : new BootAborted();
   };
   const onInternalError = (error: unknown, method: string) => logger.error({ err: error, method }, 'unexpected error in RPC');
+  let tls: TlsFiles | undefined;
+  const grpcTls = () => (tls ??= grpcTlsFiles(config, definition.name));
 
   // Each phase's stop steps, run in this order whatever was started.
   const transports: ShutdownStep[] = [];
@@ -120,6 +123,7 @@ export async function startService<C extends BaseConfig>(
       own(name: string, thing: Stoppable) {
         register(owned, { name, run: () => thing.stop() });
       },
+      grpcTls,
     } as ServiceContext<C>;
 
     const started: Started = await abortable(definition.start(context), signal);
@@ -129,10 +133,13 @@ export async function startService<C extends BaseConfig>(
     let grpc: GrpcServer | undefined;
     if (started.grpc?.length) {
       if (config.GRPC_PORT === undefined) throw new Error(`${definition.name}: serves gRPC but its config has no GRPC_PORT`);
+      // Only the test harness's own identity may call anything, and only under NODE_ENV=test.
+      const access = platformAccess({ unrestricted: config.NODE_ENV === 'test' ? [testHarnessIdentity] : [] });
       grpc = await startGrpcServer({
         port: config.GRPC_PORT,
+        tls: grpcTls(),
         register: (server) => {
-          for (const binding of started.grpc ?? []) addService(server, binding.service, binding.handlers, onInternalError);
+          for (const binding of started.grpc ?? []) addService(server, binding.service, binding.handlers, onInternalError, access);
         },
       });
       const server = grpc;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { connectNats, ensureStreams, events, namespace, type EventData, type EventEnvelope, type EventType, type Namespace, type NatsConnection, type StreamName } from '@esim/events';
-import { createClient, type ServiceClient } from '@esim/grpc';
+import { createClient, devTlsFiles, testHarnessIdentity, type ServiceClient } from '@esim/grpc';
 import { newId } from '@esim/ids';
 import { createPool, ensureDatabase, type Pool } from '@esim/postgres';
 import { startService, type BaseConfig, type RunningService, type ServiceDefinition } from '@esim/service';
@@ -91,7 +91,8 @@ export async function createTestInfra(label: string, options: { poolSize?: numbe
   };
   const client = <M extends GenServiceMethods>(service: GenService<M>, running: { name: string; ports: { grpc?: number } }) => {
     if (running.ports.grpc === undefined) throw new Error(`${running.name} serves no gRPC`);
-    const opened = createClient(service, `127.0.0.1:${running.ports.grpc}`);
+    // The harness's own identity, which servers honour for every method under NODE_ENV=test only.
+    const opened = createClient(service, `127.0.0.1:${running.ports.grpc}`, { tls: devTlsFiles(testHarnessIdentity), server: running.name });
     stops.push(() => opened.close());
     return opened;
   };

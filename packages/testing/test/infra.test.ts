@@ -10,7 +10,7 @@ import { createTestInfra, eventually, natsUrl, postgresUrl, until } from '@esim/
 /** The smallest service there is: NATS, a stream it publishes to, a health port, nothing else. */
 const probe = defineService({
   name: 'probe',
-  config: (env) => ({ LOG_LEVEL: 'silent', NATS_URL: env.NATS_URL, PLATFORM_NAMESPACE: env.PLATFORM_NAMESPACE ?? '', HEALTH_PORT: Number(env.HEALTH_PORT) }),
+  config: (env) => ({ NODE_ENV: env.NODE_ENV, LOG_LEVEL: 'silent', NATS_URL: env.NATS_URL, PLATFORM_NAMESPACE: env.PLATFORM_NAMESPACE ?? '', HEALTH_PORT: Number(env.HEALTH_PORT) }),
   publishes: ['CATALOG'],
   start: async () => ({}),
 });
@@ -18,7 +18,7 @@ const probe = defineService({
 /** A catalog that knows one price, to reach over gRPC. */
 const pricer = defineService({
   name: 'pricer',
-  config: (env) => ({ LOG_LEVEL: 'silent', NATS_URL: env.NATS_URL, PLATFORM_NAMESPACE: env.PLATFORM_NAMESPACE ?? '', HEALTH_PORT: Number(env.HEALTH_PORT), GRPC_PORT: Number(env.GRPC_PORT) }),
+  config: (env) => ({ NODE_ENV: env.NODE_ENV, LOG_LEVEL: 'silent', NATS_URL: env.NATS_URL, PLATFORM_NAMESPACE: env.PLATFORM_NAMESPACE ?? '', HEALTH_PORT: Number(env.HEALTH_PORT), GRPC_PORT: Number(env.GRPC_PORT) }),
   start: async () => ({
     grpc: [
       grpcBinding(catalogV1.CatalogService, {

@@ -49,13 +49,13 @@ export interface Gateway {
  * /api/v1 and the admin API under /admin/v1, each with its own OpenAPI
  * document. Tests call this and use `inject`; main.ts listens.
  */
-export async function buildGateway({ config, logger, nc, ns: subjects, consume, own }: ServiceContext<Config>): Promise<Gateway> {
+export async function buildGateway({ config, logger, nc, ns: subjects, consume, own, grpcTls }: ServiceContext<Config>): Promise<Gateway> {
   // One Redis or a Redis Cluster (REDIS_CLUSTER_NODES), failing fast either way (redis.ts).
   const redis = createRedis(config);
   redis.on('error', (error) => logger.warn({ err: error }, 'redis error'));
   await redis.connect();
   own('redis', { stop: () => redis.quit() });
-  const backends = connectBackends(config);
+  const backends = connectBackends(config, grpcTls());
   own('grpc clients', { stop: () => backends.close() });
   const { partners, catalog, wallet, orders, webhooks } = backends;
   const ns = config.PLATFORM_NAMESPACE;

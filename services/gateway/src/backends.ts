@@ -1,4 +1,4 @@
-import { createClient, type ServiceClient } from '@esim/grpc';
+import { createClient, type ServiceClient, type TlsFiles } from '@esim/grpc';
 import { catalogV1, ordersV1, partnersV1, walletV1, webhooksV1 } from '@esim/proto';
 import type { Config } from './config.js';
 
@@ -22,13 +22,13 @@ export interface Backends {
  * backend that is down fails its own calls with UNAVAILABLE (503) within the
  * client's deadline, and the rest of the API keeps serving.
  */
-export function connectBackends(config: Config): Backends & { close(): void } {
+export function connectBackends(config: Config, tls: TlsFiles): Backends & { close(): void } {
   const backends: Backends = {
-    partners: createClient(partnersV1.PartnersService, config.PARTNERS_ADDR),
-    catalog: createClient(catalogV1.CatalogService, config.CATALOG_ADDR),
-    wallet: createClient(walletV1.WalletService, config.WALLET_ADDR),
-    orders: createClient(ordersV1.OrdersService, config.ORDERS_ADDR),
-    webhooks: createClient(webhooksV1.WebhooksService, config.WEBHOOKS_ADDR),
+    partners: createClient(partnersV1.PartnersService, config.PARTNERS_ADDR, { tls }),
+    catalog: createClient(catalogV1.CatalogService, config.CATALOG_ADDR, { tls }),
+    wallet: createClient(walletV1.WalletService, config.WALLET_ADDR, { tls }),
+    orders: createClient(ordersV1.OrdersService, config.ORDERS_ADDR, { tls }),
+    webhooks: createClient(webhooksV1.WebhooksService, config.WEBHOOKS_ADDR, { tls }),
   };
   return {
     ...backends,

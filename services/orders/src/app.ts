@@ -20,9 +20,9 @@ export const ordersService = defineService({
   publishes: ['ORDERS', 'PARTNER_EVENTS'],
   async start(context) {
     const { config, logger, pool, own } = context;
-    const catalog = catalogClient(config.CATALOG_ADDR);
-    const wallet = walletClient(config.WALLET_ADDR);
-    const provisioning = provisioningClient(config.PROVISIONING_ADDR);
+    const catalog = catalogClient(config.CATALOG_ADDR, context.grpcTls());
+    const wallet = walletClient(config.WALLET_ADDR, context.grpcTls());
+    const provisioning = provisioningClient(config.PROVISIONING_ADDR, context.grpcTls());
     const deps: OrdersDeps = { pool, catalog, wallet, provisioning, cancelWindowMs: config.ORDER_CANCEL_WINDOW, currency: config.CURRENCY, logger };
     await startConsumers(context);
     // Owned things stop in this order, after the gRPC server has finished its calls: the sweeper's round, then the clients it uses.

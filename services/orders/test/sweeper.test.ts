@@ -1,5 +1,6 @@
 // Protects the sweeper that settles orders left 'pending' by a crash or a wallet outage: the wallet's reservation decides, each order is settled once, and a request still paying is never raced.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { devTlsFiles } from '@esim/grpc';
 import { createLogger } from '@esim/telemetry';
 import { walletClient, type Wallet } from '../src/clients/wallet.js';
 import type { OrdersDeps } from '../src/domain/deps.js';
@@ -23,7 +24,7 @@ beforeAll(async () => {
   env = await createTestEnv();
   // This instance's own sweeper never runs during the file: the tests drive settlePendingOrders themselves.
   ({ client } = await env.start({ ORDERS_SWEEP_INTERVAL_MS: '3600000' }));
-  wallet = walletClient(env.wallet.address);
+  wallet = walletClient(env.wallet.address, devTlsFiles('orders'));
   const catalog = { getPlanPrice: () => Promise.reject(new Error('the sweeper never prices')), close: () => {} };
   const provisioning = { revokeBundle: () => Promise.reject(new Error('the sweeper never revokes')), close: () => {} };
   deps = { pool: env.pool, catalog, wallet, provisioning, cancelWindowMs: 86_400_000, currency: 'USD', logger: createLogger('orders', 'silent') };

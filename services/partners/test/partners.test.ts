@@ -38,6 +38,15 @@ async function mailedKey(email: string): Promise<string> {
 }
 
 describe('accounts', () => {
+  it('when an application is empty, then it is VALIDATION_ERROR naming each missing field, and nothing is stored', async () => {
+    const error = await client.register({}).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ code: 'VALIDATION_ERROR', errors: ['name', 'email', 'company', 'password'].map((path) => ({ path, message: 'required' })) });
+    expect(await env.query('SELECT id FROM partners.partners WHERE email = $1', [''])).toEqual([]);
+  });
+
   it('when a partner registers, then it is pending at the standard tier with its e-mail lower-cased', async () => {
     const partner = await registerPartner();
     expect(partner).toMatchObject({ status: 'pending', tier: 'standard', email: `partner${registered}@example.com` });

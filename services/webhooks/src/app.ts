@@ -21,8 +21,8 @@ export const webhooksService = defineService({
   postgres: { schema: 'webhooks', migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)) },
   // PARTNER_EVENTS for the test event, AUDIT for an operator's retry.
   publishes: ['PARTNER_EVENTS', 'AUDIT'],
-  async start({ config, logger, pool, consume, own }) {
-    const partners = createClient(partnersV1.PartnersService, config.PARTNERS_ADDR);
+  async start({ config, logger, pool, consume, own, grpcTls }) {
+    const partners = createClient(partnersV1.PartnersService, config.PARTNERS_ADDR, { tls: grpcTls() });
     const deps: AttemptDeps = {
       pool,
       endpointOf: async (partnerId) => {

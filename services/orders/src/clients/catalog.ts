@@ -1,4 +1,4 @@
-import { createClient } from '@esim/grpc';
+import { createClient, type TlsFiles } from '@esim/grpc';
 import { catalogV1 } from '@esim/proto';
 
 /** The price the catalog charges a tier for a plan, as the orders domain uses it. */
@@ -23,8 +23,8 @@ export interface Catalog {
 const priceDeadlineMs = 2_000;
 
 /** The catalog's gRPC API, with int64 money converted to number at this edge. */
-export function catalogClient(address: string): Catalog {
-  const client = createClient(catalogV1.CatalogService, address);
+export function catalogClient(address: string, tls?: TlsFiles): Catalog {
+  const client = createClient(catalogV1.CatalogService, address, { tls });
   return {
     async getPlanPrice(request) {
       const answer = await client.getPlanPrice(request, { deadlineMs: priceDeadlineMs });

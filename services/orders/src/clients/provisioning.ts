@@ -1,4 +1,4 @@
-import { createClient } from '@esim/grpc';
+import { createClient, type TlsFiles } from '@esim/grpc';
 import { provisioningV1 } from '@esim/proto';
 
 export type RevokeOutcome = { revoked: true } | { revoked: false; detail: string };
@@ -16,8 +16,8 @@ export interface Provisioning {
 /** Bounded: a partner's cancel waits at most this long on the supplier before hearing 503. */
 const revokeDeadlineMs = 10_000;
 
-export function provisioningClient(address: string): Provisioning {
-  const client = createClient(provisioningV1.ProvisioningService, address);
+export function provisioningClient(address: string, tls?: TlsFiles): Provisioning {
+  const client = createClient(provisioningV1.ProvisioningService, address, { tls });
   return {
     async revokeBundle(request) {
       const answer = await client.revokeBundle(request, { deadlineMs: revokeDeadlineMs });

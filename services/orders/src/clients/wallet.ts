@@ -1,5 +1,5 @@
 import { AppError } from '@esim/errors';
-import { createClient } from '@esim/grpc';
+import { createClient, type TlsFiles } from '@esim/grpc';
 import { walletV1 } from '@esim/proto';
 import type { ReservationState } from '@esim/vocabulary';
 
@@ -35,8 +35,8 @@ const reserveDeadlineMs = 5_000;
 const readDeadlineMs = 2_000;
 
 /** The wallet's gRPC API, with int64 money converted to number at this edge. */
-export function walletClient(address: string): Wallet {
-  const client = createClient(walletV1.WalletService, address);
+export function walletClient(address: string, tls?: TlsFiles): Wallet {
+  const client = createClient(walletV1.WalletService, address, { tls });
   return {
     async reserve(request) {
       const answer = await client.reserve({ ...request, amount: BigInt(request.amount) }, { deadlineMs: reserveDeadlineMs });

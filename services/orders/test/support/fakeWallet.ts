@@ -1,5 +1,5 @@
 import { AppError } from '@esim/errors';
-import { addService, startGrpcServer, type GrpcServer, type ServiceHandlers } from '@esim/grpc';
+import { addService, devTlsFiles, startGrpcServer, type GrpcServer, type ServiceHandlers } from '@esim/grpc';
 import { walletV1 } from '@esim/proto';
 import type { ReservationState } from '@esim/vocabulary';
 
@@ -142,6 +142,8 @@ export async function startFakeWallet(): Promise<FakeWallet> {
   const server: GrpcServer = await startGrpcServer({
     port: 0,
     host: '127.0.0.1',
+    // The real wallet service's identity: callers under test verify it (mutual TLS).
+    tls: devTlsFiles('wallet'),
     register: (s) => addService(s, walletV1.WalletService, handlers, () => {}),
   });
   return Object.assign(fake, { address: `127.0.0.1:${server.port}`, stop: () => server.stop(1_000) });

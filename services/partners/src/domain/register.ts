@@ -16,7 +16,12 @@ export interface Application {
   webhookUrl?: string | undefined;
 }
 
-/** A partner applies: the account starts `pending` and an "application received" e-mail is queued with it. */
+/**
+ * A partner applies: the account starts `pending` and an "application
+ * received" e-mail is queued with it. The gateway validates the request
+ * fully; an application missing a field (any other caller, an empty
+ * message) is a validation error here, never a database error.
+ */
 export async function register(deps: PartnersDeps, application: Application): Promise<Partner> {
   checkApplication(application);
   const email = application.email.toLowerCase();

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { seal } from '@esim/crypto';
 import { AppError } from '@esim/errors';
-import { addService, startGrpcServer, type ServiceHandlers } from '@esim/grpc';
+import { addService, devTlsFiles, startGrpcServer, type ServiceHandlers } from '@esim/grpc';
 import { partnersV1 } from '@esim/proto';
 
 type PartnersMethods = typeof partnersV1.PartnersService.method;
@@ -45,6 +45,8 @@ export async function startFakePartners(dataKey: Buffer): Promise<FakePartners> 
   const server = await startGrpcServer({
     port: 0,
     host: '127.0.0.1',
+    // The real partners service's identity: callers under test verify it (mutual TLS).
+    tls: devTlsFiles('partners'),
     register: (grpcServer) => addService(grpcServer, partnersV1.PartnersService, handlers, () => {}),
   });
   return {

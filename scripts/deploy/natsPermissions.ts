@@ -1,0 +1,99 @@
+/**
+ * Per-service NATS permissions for production, derived from the event
+ * contracts (packages/events/src/contracts.ts: event type → stream →
+ * subjects) and from what each service's code declares: the streams it
+ * `publishes` (its service definition) and the events it consumes or
+ * subscribes to (the event types its sources name). The result is a
+ * nats-server `authorization` block, one user per service, which
+ * docs/deployment.md shows verbatim (test/nats-permissions.test.ts keeps the
+ * two equal). Print it: `node --import tsx scripts/deploy/natsPermissions.ts [namespace]`.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { events, streams, type StreamName } from '@esim/events';
+import { services, type ServiceEntry } from '../launcher/services.js';
+import { repoRoot } from '../launcher/supervisor.js';
+
+export interface ServicePermissions {
+  service: string;
+  publish: string[];
+  subscribe: string[];
+}
+
+function sources(dir: string): string {
+  try {
+    return readdirSync(dir)
+      .map((name) => {
+        const path = join(dir, name);
+        return statSync(path).isDirectory() ? sources(path) : name.endsWith('.ts') ? readFileSync(path, 'utf8') : '';
+      })
+      .join('\n');
+  } catch {
+    return '';
+  }
+}
+
+/** What a service's code says it does with NATS. */
+export function natsUsage(entry: ServiceEntry) {
+  const code = sources(join(repoRoot, 'services', entry.name, 'src'));
+  const published = /publishes:\s*\[([^\]]*)\]/.exec(code)?.[1] ?? '';
+  const publishes = [...published.matchAll(/'([A-Z_]+)'/g)].map((m) => m[1] as StreamName);
+  const durables = [...code.matchAll(/durable:\s*'([a-z_]+)',\s*type:\s*'([a-z._]+)'/g)].map((m) => ({ durable: m[1]!, type: m[2]! }));
+  const referenced = Object.keys(events).filter((type) => code.includes(`'${type}'`));
+  const subscribed = [...code.matchAll(/\.subscribe\(ns\.subject\('([a-z._]+)'\)/g)].map((m) => m[1]!);
+  return { publishes, durables, referenced, subscribed };
+}
+
+/** The user `entry` connects as: publish and subscribe allow-lists under `ns` (PLATFORM_NAMESPACE). */
+export function permissionsOf(entry: ServiceEntry, ns = 'esim'): ServicePermissions | undefined {
+  if (!entry.needs.includes('nats')) return undefined;
+  const { publishes, durables, referenced, subscribed } = natsUsage(entry);
+  const streamName = (stream: string) => `${ns.toUpperCase()}_${stream}`;
+  const publish = new Set<string>(['$JS.API.INFO']);
+  const subscribe = new Set<string>(['_INBOX.>']);
+  for (const stream of publishes) {
+    for (const subject of streams[stream].subjects) publish.add(`${ns}.${subject}`);
+  }
+  // A service creates or updates the streams it publishes to and the ones it consumes from (ensureStreams).
+  const touched = new Set<string>([...publishes, ...durables.map(({ type }) => events[type as keyof typeof events].stream)]);
+  for (const stream of touched) for (const verb of ['INFO', 'CREATE', 'UPDATE']) publish.add(`$JS.API.STREAM.${verb}.${streamName(stream)}`);
+  for (const { durable, type } of durables) {
+    const stream = streamName(events[type as keyof typeof events].stream);
+    const name = `${ns}_${durable}`;
+    publish.add(`$JS.API.CONSUMER.*.${stream}.${name}`);
+    publish.add(`$JS.API.CONSUMER.CREATE.${stream}.${name}.>`);
+    publish.add(`$JS.API.CONSUMER.MSG.NEXT.${stream}.${name}`);
+    publish.add(`$JS.ACK.${stream}.${name}.>`);
+  }
+  // Core subscriptions (cache refreshes, credential evictions): events it subscribes to by name, and
+  // events of streams it does not publish that its code names (a subscription through a variable).
+  for (const type of subscribed) subscribe.add(`${ns}.${type}`);
+  for (const type of referenced) {
+    if (!publishes.includes(events[type as keyof typeof events].stream)) subscribe.add(`${ns}.${type}`);
+  }
+  return { service: entry.name, publish: [...publish].sort(), subscribe: [...subscribe].sort() };
+}
+
+/** The nats-server `authorization` block: one user per service, passwords from the environment of the NATS server. */
+export function natsAuthorization(ns = 'esim'): string {
+  const users = services.flatMap((entry) => {
+    const permissions = permissionsOf(entry, ns);
+    if (!permissions) return [];
+    const list = (items: string[]) => items.map((item) => `"${item}"`).join(', ');
+    const variable = `$${entry.name.toUpperCase().replaceAll('-', '_')}_NATS_PASSWORD`;
+    return [
+      `    {`,
+      `      user: "${entry.name}", password: ${variable}`,
+      `      permissions: {`,
+      `        publish: { allow: [${list(permissions.publish)}] }`,
+      `        subscribe: { allow: [${list(permissions.subscribe)}] }`,
+      `      }`,
+      `    }`,
+    ];
+  });
+  return ['authorization {', '  users: [', ...users, '  ]', '}'].join('\n');
+}
+
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()!)) {
+  process.stdout.write(`${natsAuthorization(process.argv[2] ?? 'esim')}\n`);
+}
