@@ -23,8 +23,8 @@ async function patiently<T>(step: () => Promise<T>): Promise<T> {
     try {
       return await step();
     } catch (error) {
-      if (attempt >= 5 || !/answered 503/.test((error as Error).message)) throw error;
-      await new Promise((r) => setTimeout(r, 1_000 * attempt));
+      if (attempt >= 10 || !/answered 503/.test((error as Error).message)) throw error;
+      await new Promise((r) => setTimeout(r, Math.min(5_000, 1_000 * attempt)));
     }
   }
 }
