@@ -17,27 +17,39 @@ let victimOrderId: string;
 let victimBalanceBefore: number;
 let target: Onboarded;
 const documents: Record<Listener, any> = { public: undefined, admin: undefined };
+/** Set-up steps retried on 503: on a loaded machine a password hash can outlast a deadline; the fuzz itself retries nothing. */
+async function patiently<T>(step: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await step();
+    } catch (error) {
+      if (attempt >= 10 || !/answered 503/.test((error as Error).message)) throw error;
+      await new Promise((r) => setTimeout(r, Math.min(5_000, 1_000 * attempt)));
+    }
+  }
+}
+
 const baseUrl = (listener: Listener) => (listener === 'public' ? platform.publicUrl : platform.adminUrl);
 
 beforeAll(async () => {
   documents.public = (await call(platform.publicUrl, '/openapi.json')).body;
   documents.admin = (await call(platform.adminUrl, '/openapi.json')).body;
-  const planId = await planWithSku('FUZZ', 300);
+  const planId = await patiently(() => planWithSku('FUZZ', 300));
   // The victim: another partner with an order and money; the fuzzer's answers must never show them.
-  victim = await fundedPartner(50_000);
+  victim = await patiently(() => fundedPartner(50_000));
   const placed = await placeOrderPatiently(victim.apiKey, orderBody(planId));
   victimOrderId = placed.body.id as string;
   victimBalanceBefore = (await asKey(victim.apiKey, '/partner/wallet')).body.balance as number;
   // The operator's target: a partner the admin operations may approve, suspend, credit or debit at will.
-  target = await onboardPartner();
-  fuzzer = await fundedPartner(200_000);
+  target = await patiently(() => onboardPartner());
+  fuzzer = await patiently(() => fundedPartner(200_000));
 }, 120_000);
 
 afterAll(() => closeConnections());
 
 async function setting(): Promise<{ credentials: Credentials; pools: IdPools }> {
   const keys = [fuzzer.apiKey, ...(await extraKeys(fuzzer, 3))];
-  const token = await portalToken(fuzzer.email, fuzzer.password);
+  const token = await patiently(() => portalToken(fuzzer.email, fuzzer.password));
   const own = await placeOrderPatiently(fuzzer.apiKey, orderBody((await admin('/plans?limit=1')).body.data[0].id as string));
   const plans = ((await admin('/plans?limit=100')).body.data as Array<{ id: string }>).map((p) => p.id);
   const targetKeys = ((await admin(`/partners/${target.id}/keys`)).body.data as Array<{ id: string }>).map((k) => k.id);

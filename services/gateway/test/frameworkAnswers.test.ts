@@ -111,6 +111,19 @@ for (const name of ['public', 'admin'] as const) {
       expectProblem(await rawRequest(port, 'POST /things/1 HTTP/1.1\r\ncontent-type: application/json', '{"name": '), 400, 'MALFORMED_JSON');
     });
 
+    it('when a body string holds a NUL character (which Postgres cannot store), then 400 VALIDATION_ERROR naming the field, not a 500', async () => {
+      const answer = await inject({ method: 'POST', url: '/things/1', headers: json, payload: '{"name":"a\\u0000b"}' });
+      expectProblem(answer, 400, 'VALIDATION_ERROR');
+      expect(answer.body.errors).toEqual([{ path: 'name', message: expect.stringContaining('NUL') }]);
+      // An escaped backslash before u0000 is text, not a NUL: it reaches the route.
+      expect((await inject({ method: 'POST', url: '/things/1', headers: json, payload: '{"name":"a\\\\u0000b"}' })).status).toBe(200);
+    });
+
+    it('when the URL holds %00, then 404 in the path and 400 in the query', async () => {
+      expectProblem(await inject({ url: '/things/a%00b' }), 404, 'NOT_FOUND');
+      expectProblem(await rawRequest(port, 'GET /things/1?x=%00 HTTP/1.1'), 400, 'VALIDATION_ERROR');
+    });
+
     it('when the route or the method is unknown, then 404 NOT_FOUND', async () => {
       expectProblem(await inject({ url: '/no/such/route' }), 404, 'NOT_FOUND');
       expectProblem(await inject({ method: 'DELETE', url: '/things/1' }), 404, 'NOT_FOUND');

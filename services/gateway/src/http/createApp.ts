@@ -9,6 +9,7 @@ import { identityHeaders, runReadiness, type ProcessIdentity, type ReadinessChec
 import { metrics, serveMetrics, type Logger } from '@esim/telemetry';
 import { apiHeaders } from './apiHeaders.js';
 import { documentEdgeProblems, problemMediaTypes } from './edgeProblems.js';
+import { refuseNulInBody, refuseNulInUrl } from './nulCharacters.js';
 import { answerClientError, answerFrameworkError } from './frameworkAnswers.js';
 import { overrideJsonSchema } from './jsonSchema.js';
 import { completeDocument, completeRoutes } from './openapiDocument.js';
@@ -85,7 +86,11 @@ export async function createApp(options: ListenerOptions): Promise<FastifyInstan
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (body.length === 0) return done(null, undefined);
-    defaultJsonParser(request, body as string, done);
+    defaultJsonParser(request, body as string, (error, parsed) => {
+      if (error) return done(error, undefined);
+      const nul = refuseNulInBody(body as string, parsed);
+      return nul ? done(nul, undefined) : done(null, parsed);
+    });
   });
 
   // First, so that every later hook and the handler run in the request's trace context.
@@ -93,7 +98,7 @@ export async function createApp(options: ListenerOptions): Promise<FastifyInstan
   // Callback-style hooks: no promise per request.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id).headers(apiHeaders);
-    done();
+    done(refuseNulInUrl(request.url));
   });
   app.addHook('onResponse', (request, reply, done) => {
     requestDuration.record(reply.elapsedTime, {

@@ -46,7 +46,7 @@ export function valid(schema: Schema | undefined, components: Components, depth 
     case 'string':
       return stringFrom(s);
     case 'integer':
-      return fc.integer({ min: s.minimum ?? -1_000_000, max: s.maximum ?? 1_000_000 });
+      return fc.integer({ min: s.minimum ?? (typeof s.exclusiveMinimum === 'number' ? s.exclusiveMinimum + 1 : -1_000_000), max: s.maximum ?? 1_000_000 });
     case 'number':
       return fc.double({ min: s.minimum ?? -1e6, max: s.maximum ?? 1e6, noNaN: true });
     case 'boolean':
