@@ -113,8 +113,8 @@ export default async function setup(project: TestProject) {
     ports,
     logDir,
     echo: () => {},
-    // Eight services booting through tsx at once on a shared 2-core machine can take more than the launcher's 90 s.
-    readyTimeoutMs: 180_000,
+    // Eight services booting through tsx at once on a loaded, shared 2-core machine take minutes, not the launcher's 90 s.
+    readyTimeoutMs: 420_000,
   });
   process.stderr.write(`e2e platform ${namespace} ready in ${((Date.now() - startedAt) / 1000).toFixed(1)}s; logs in ${logDir}\n`);
 
