@@ -114,7 +114,8 @@ export default async function setup(project: TestProject) {
     logDir,
     echo: () => {},
     // Eight services booting through tsx at once on a loaded, shared 2-core machine take minutes, not the launcher's 90 s.
-    readyTimeoutMs: 420_000,
+    // E2E_READY_TIMEOUT_MS overrides it (milliseconds).
+    readyTimeoutMs: Number(process.env.E2E_READY_TIMEOUT_MS) || 420_000,
   });
   process.stderr.write(`e2e platform ${namespace} ready in ${((Date.now() - startedAt) / 1000).toFixed(1)}s; logs in ${logDir}\n`);
 
