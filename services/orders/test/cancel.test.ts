@@ -103,6 +103,22 @@ describe('CancelOrder', () => {
     expect(await client.cancelOrder({ partnerId, orderId: order.id })).toMatchObject({ order: { status: S.CANCELLED } });
   });
 
+  it('when an unused top-up became active because the bundle before it ended, then it can be cancelled and the next queued one takes over', async () => {
+    const { partnerId, order, iccid } = await firstOrder();
+    const { dataMb } = await env.catalog.adminGetPlan({ id: plan.id });
+    const second = await provisionedOrder(env, client, { partnerId, planId: plan.id, iccid });
+    const third = await provisionedOrder(env, client, { partnerId, planId: plan.id, iccid });
+    await client.recordSupplierNotification(notification(T.BUNDLE_USAGE, iccid, { reference: order.id, dataUsedMb: dataMb }));
+    expect((await client.getEsim({ partnerId, iccid })).bundles.map((bundle) => bundle.status)).toEqual([B.DEPLETED, B.ACTIVE, B.QUEUED]);
+    expect(await client.cancelOrder({ partnerId, orderId: second.id })).toMatchObject({ order: { status: S.CANCELLED } });
+    const esim = await client.getEsim({ partnerId, iccid });
+    expect(esim.bundles.map((bundle) => [bundle.orderId, bundle.status])).toEqual([
+      [order.id, B.DEPLETED],
+      [second.id, B.CANCELLED],
+      [third.id, B.ACTIVE],
+    ]);
+  });
+
   it('when a rule forbids it (not provisioned, used, installed, past the window), then ORDER_NOT_CANCELLABLE names the rule and nothing changed', async () => {
     const partnerId = env.partner(10_000);
     const { order: processing } = await client.createOrder(orderRequest(partnerId, plan.id));

@@ -46,6 +46,7 @@ export function OrdersPage({ api, route }: { api: Client; route: Route }) {
                 // Filtered by one partner, the column would repeat it on every row.
                 ...(partnerId ? [] : [{ label: 'Partner', render: (o: AdminOrder) => <a href={href('partners', o.partnerId)}>{o.partnerId}</a> }]),
                 { label: 'Plan', render: (o) => o.planName },
+                { label: 'Kind', render: (o) => (o.kind === 'topup' ? 'Top-up' : 'New eSIM') },
                 { label: 'Status', render: (o) => <Badge value={o.status} /> },
                 { label: 'Price', numeric: true, render: (o) => formatMoney(o.price, o.currency) },
               ]}

@@ -38,6 +38,7 @@ export function OrdersPage({ api, route }: { api: Client; route: Route }) {
                 { label: 'Order', render: (o) => <a href={href('orders', o.id)}>{o.id}</a> },
                 { label: 'Placed', render: (o) => formatDateTime(o.createdAt) },
                 { label: 'Plan', render: (o) => o.planName },
+                { label: 'Kind', render: (o) => (o.kind === 'topup' ? 'Top-up' : 'New eSIM') },
                 { label: 'Customer', render: (o) => o.email },
                 { label: 'Status', render: (o) => <Badge value={o.status} /> },
                 { label: 'Price', numeric: true, render: (o) => formatMoney(o.price, o.currency) },

@@ -33,6 +33,8 @@ export interface Wallet {
 /** Bounded well below ORDERS_SWEEP_AFTER_MS, so the sweeper never settles an order a request is still paying for. */
 const reserveDeadlineMs = 5_000;
 const readDeadlineMs = 2_000;
+/** A cancel waits on the revoke (≤ 10 s) and then this; together under the gateway's 15 s for the cancel route. */
+const refundDeadlineMs = 3_000;
 
 /** The wallet's gRPC API, with int64 money converted to number at this edge. */
 export function walletClient(address: string, tls?: TlsFiles): Wallet {
@@ -56,7 +58,7 @@ export function walletClient(address: string, tls?: TlsFiles): Wallet {
       return Number(wallet.balance);
     },
     async refund(request) {
-      const answer = await client.refundOrder(request, { deadlineMs: reserveDeadlineMs });
+      const answer = await client.refundOrder(request, { deadlineMs: refundDeadlineMs });
       return { amount: Number(answer.entry?.amount ?? 0), balanceAfter: Number(answer.balanceAfter), replayed: answer.replayed };
     },
     close: () => client.close(),

@@ -18,7 +18,7 @@ export async function checkCancellable(db: Queryable, order: Order, windowMs: nu
   const state = await findEsimState(db, iccid);
   const bundle = state?.bundles.find((candidate) => candidate.orderId === order.id);
   if (!state || !bundle) refuse(order, 'its eSIM is not recorded');
-  if (bundle.dataUsedMb > 0 || bundle.status === 'active' || bundle.status === 'depleted') refuse(order, 'its data has been used');
+  if (bundle.dataUsedMb > 0 || bundle.status === 'depleted') refuse(order, 'its data has been used');
   if (order.kind === 'esim') {
     if (state.esim.status === 'installed') refuse(order, 'its eSIM is installed on a device');
     const topUps = await openTopUpIds(db, iccid);

@@ -5,6 +5,7 @@ import { clearCancelRequested, markCancelled } from '../store/cancelStore.js';
 import { findEsimState, lockEsimKey, saveBundle, saveEsim } from '../store/esimStore.js';
 import { findOrder, schema } from '../store/orderStore.js';
 import type { OrdersDeps } from './deps.js';
+import { activateNext } from './notification.js';
 import { ordersCancelled } from './metrics.js';
 import type { VisibleOrder } from './order.js';
 import { partnerOrderViewOf } from './partnerView.js';
@@ -64,10 +65,13 @@ async function recordCancellation(db: Queryable, orderId: string, refundedAmount
   const state = await findEsimState(db, order.iccid);
   const bundle = state?.bundles.find((candidate) => candidate.orderId === orderId);
   if (state && bundle) {
+    const wasActive = bundle.status === 'active';
     bundle.status = 'cancelled';
-    await saveBundle(db, bundle);
     if (order.kind === 'esim') state.esim.status = 'cancelled';
+    // An unused top-up that had become active (the one before it ended) hands over to the next queued one.
+    else if (wasActive) activateNext(state, new Date());
     state.esim.updatedAt = new Date();
+    for (const changed of state.bundles) await saveBundle(db, changed);
     await saveEsim(db, state.esim);
   }
   await enqueueEvent(db, schema, 'partner.notification', {

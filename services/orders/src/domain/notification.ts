@@ -114,7 +114,7 @@ function activate(bundle: BundleRecord, at: Date): void {
 }
 
 /** The oldest queued bundle starts when the active one ends (contract §13). */
-function activateNext(state: EsimState, at: Date): void {
+export function activateNext(state: EsimState, at: Date): void {
   if (state.bundles.some((bundle) => bundle.status === 'active')) return;
   const next = state.bundles.find((bundle) => bundle.status === 'queued');
   if (next) activate(next, at);

@@ -6,6 +6,7 @@ import { isOneOf, supplierNotificationTypes } from '@esim/vocabulary';
 import { findEsimState, lockEsimKey } from '../store/esimStore.js';
 import { insertNotification, markApplied } from '../store/notificationStore.js';
 import { iccidPattern } from './esim.js';
+import { supplierNotifications } from './metrics.js';
 import { applyNotification, type SupplierNotification } from './notification.js';
 
 export interface NotificationInput {
@@ -29,8 +30,12 @@ export async function recordSupplierNotification(deps: { pool: Pool; logger: Log
   const notification = checkNotification(input);
   return withTransaction(deps.pool, async (db) => {
     await lockEsimKey(db, notification.iccid);
-    if (!(await insertNotification(db, notification))) return { duplicate: true };
+    if (!(await insertNotification(db, notification))) {
+      supplierNotifications.add(1, { type: notification.type, outcome: 'duplicate' });
+      return { duplicate: true };
+    }
     const applied = await applyNotification(db, await findEsimState(db, notification.iccid), notification);
+    supplierNotifications.add(1, { type: notification.type, outcome: applied ? 'applied' : 'waiting' });
     if (applied) await markApplied(db, notification.id);
     else deps.logger.info({ notificationId: notification.id, type: notification.type, iccid: notification.iccid }, 'supplier notification kept until its eSIM or bundle is provisioned');
     return { duplicate: false };
