@@ -20,6 +20,7 @@ export const grpcHosts: Readonly<Record<string, string>> = {
   'wallet.v1.WalletService': 'wallet',
   'orders.v1.OrdersService': 'orders',
   'webhooks.v1.WebhooksService': 'webhooks',
+  'provisioning.v1.ProvisioningService': 'provisioning',
 };
 
 /** Caller identity → gRPC service (proto type name) → the methods it may call (proto names). */
@@ -46,13 +47,15 @@ export const grpcCallers: Readonly<Record<string, Readonly<Record<string, readon
     ],
     'catalog.v1.CatalogService': ['ListPlans', 'AdminListPlans', 'AdminGetPlan', 'CreatePlan', 'UpdatePlan'],
     'wallet.v1.WalletService': ['GetWallet', 'ListLedger', 'TopUp', 'Adjust'],
-    'orders.v1.OrdersService': ['CreateOrder', 'GetOrder', 'ListOrders'],
+    'orders.v1.OrdersService': ['CreateOrder', 'GetOrder', 'ListOrders', 'CancelOrder', 'GetEsim', 'ListEsims', 'RecordSupplierNotification'],
     'webhooks.v1.WebhooksService': ['ListDeliveries', 'RetryDelivery', 'SendTestEvent'],
   },
   // The order saga: a tier's price, then the debit (and reading it back when the answer was lost).
   orders: {
     'catalog.v1.CatalogService': ['GetPlanPrice'],
-    'wallet.v1.WalletService': ['Reserve', 'GetReservation', 'GetWallet'],
+    'wallet.v1.WalletService': ['Reserve', 'GetReservation', 'GetWallet', 'RefundOrder'],
+    // Cancellation (§13): the supplier's revoke goes through provisioning, which owns every supplier call.
+    'provisioning.v1.ProvisioningService': ['RevokeBundle'],
   },
   // Delivery: where to send and the sealed signing secret; nothing else of a partner.
   webhooks: {
