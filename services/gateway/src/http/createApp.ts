@@ -10,6 +10,7 @@ import { metrics, serveMetrics, type Logger } from '@esim/telemetry';
 import { overrideJsonSchema } from './jsonSchema.js';
 import { completeDocument, completeRoutes } from './openapiDocument.js';
 import { sendProblem, toAppError } from './problems.js';
+import { serveProblemsPage } from './problemsPage.js';
 import { traceRequests } from './serverSpans.js';
 
 const saneRequestId = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -111,6 +112,7 @@ export async function createApp(options: ListenerOptions): Promise<FastifyInstan
     ),
     transformObject: (document) =>
       completeDocument(createJsonSchemaTransformObject({ schemaRegistry: options.components, zodToJsonConfig: { override: overrideJsonSchema as never } })(document), {
+        listener: options.name,
         problemsPage: '/problems',
       }),
   });
@@ -133,5 +135,6 @@ export async function createApp(options: ListenerOptions): Promise<FastifyInstan
     serveMetrics(request.raw, reply.raw);
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  serveProblemsPage(app);
   return app;
 }
