@@ -39,6 +39,32 @@ async function pollOrder(read: () => Promise<Order>, timeoutMs: number): Promise
   }
 }
 
+type Registered = { id: string; status: string; code?: string; detail?: string };
+
+/**
+ * POST /partner/register, retried on 503 (a busy platform). A retry can find
+ * the first attempt done after all (409 EMAIL_ALREADY_REGISTERED): the
+ * application is then looked up among the pending ones by its e-mail.
+ */
+async function register(email: string, password: string, webhookUrl: string): Promise<Registered> {
+  for (let attempt = 1; ; attempt += 1) {
+    const answer = await fetch(`${publicUrl}/api/v1/partner/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Demo Partner', email, company: 'Demo Travel Ltd', password, webhookUrl }),
+    });
+    const body = (await answer.json()) as Registered;
+    if (answer.status === 201) return body;
+    if (answer.status === 409 && attempt > 1) {
+      const pending = await call(admin, 'GET', '/partners?status=pending&limit=100');
+      const found = pending.data.find((p: { email: string }) => p.email === email);
+      if (found) return found;
+    }
+    if (answer.status !== 503 || attempt >= 4) throw new Error(`register answered ${answer.status} ${body.code}: ${body.detail}`);
+    await new Promise((r) => setTimeout(r, 1_000 * attempt));
+  }
+}
+
 async function demo(): Promise<void> {
   process.stdout.write(`\n  eSIM platform demo: ${publicUrl} (partner API), ${admin.url} (admin API)\n\n`);
   for (const url of [`${publicUrl}/readyz`, `${admin.url}/readyz`]) {
@@ -51,13 +77,7 @@ async function demo(): Promise<void> {
   try {
     const email = `demo-${Date.now()}-${randomBytes(2).toString('hex')}@example.com`;
     const password = `demo-${randomBytes(9).toString('base64url')}`;
-    const registered = await fetch(`${publicUrl}/api/v1/partner/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'Demo Partner', email, company: 'Demo Travel Ltd', password, webhookUrl: receiver.url }),
-    });
-    const partner = (await registered.json()) as { id: string; status: string; code?: string; detail?: string };
-    if (registered.status !== 201) throw new Error(`register answered ${registered.status} ${partner.code}: ${partner.detail}`);
+    const partner = await register(email, password, receiver.url);
     done(`Registered ${email} → ${partner.id} (${partner.status})`);
 
     const approved = await call(admin, 'POST', `/partners/${partner.id}/approve`, { tier: 'standard' });
@@ -84,8 +104,20 @@ async function demo(): Promise<void> {
     const qr = await QRCode.toString(order.esim.activationCode, { type: 'terminal', small: true });
     done(`Provisioned: ICCID ${order.esim.iccid}; scan to install (${order.esim.activationCode}):\n${qr.replace(/^/gm, '      ')}`);
 
-    const paid = await receiver.waitFor('payment.paid', 30_000);
-    const provisioned = await receiver.waitFor('provision.provisioned', 30_000);
+    /** A delivery our receiver missed (a busy machine answering after the platform's timeout) is redelivered, as an operator would. */
+    const awaitWebhook = async (type: string) => {
+      for (let round = 0; ; round += 1) {
+        try {
+          return await receiver.waitFor(type, 5_000);
+        } catch (error) {
+          if (round >= 12) throw error;
+          const failed = await call(admin, 'GET', `/webhook-deliveries?partnerId=${partner.id}&status=failed&limit=100`);
+          for (const delivery of failed.data) await call(admin, 'POST', `/webhook-deliveries/${delivery.id}/retry`);
+        }
+      }
+    };
+    const paid = await awaitWebhook('payment.paid');
+    const provisioned = await awaitWebhook('provision.provisioned');
     done(`Webhooks received and verified (both signatures): ${paid.type} ${paid.id}, ${provisioned.type} ${provisioned.id}`);
 
     const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);

@@ -18,8 +18,8 @@ it('when the demo runs against a running platform, then it walks all nine steps 
       // Other suites add FR plans whose supplier SKUs fail on purpose.
       DEMO_COUNTRY: 'JP',
     },
-    timeout: 120_000,
-  });
+    timeout: 200_000,
+  }).catch((error: { stdout: string; stderr: string }) => ({ stdout: `${error.stdout}\n${error.stderr}` }));
   const progress = stdout.split('\n').filter((line) => /^ {2}[✓✗] \[\d\/9\]/.test(line));
   expect(progress.map((line) => line.slice(2, 9)), stdout).toEqual(Array.from({ length: 9 }, (_, i) => `✓ [${i + 1}/9]`));
   expect(stdout).toMatch(/Registered demo-\d+-[0-9a-f]+@example\.com → ptn_/);
@@ -28,4 +28,4 @@ it('when the demo runs against a running platform, then it walks all nine steps 
   expect(stdout).toMatch(/[▀▄█]{10,}/);
   expect(stdout).toMatch(/Webhooks received and verified \(both signatures\): payment\.paid evt_\S+, provision\.provisioned evt_/);
   expect(stdout).toMatch(/Done in [\d.]+s\. Log in to the partner portal/);
-});
+}, 240_000);
