@@ -70,3 +70,33 @@ it('when the partner document is read, then register and login are explicitly pu
   expect(doc.paths['/api/v1/partner/orders'].post.operationId).toBe('createOrder');
   expect(doc.paths['/api/v1/partner/orders/{orderId}'].get.operationId).toBe('getOrder');
 });
+
+describe('the reference page’s examples', () => {
+  it('when the partner document is read, then every operation has a curl and an SDK sample, also in the description Swagger UI renders', () => {
+    for (const [name, op] of operations(docs.partner)) {
+      expect(op['x-codeSamples'].map((s: any) => s.label), name).toEqual(['curl', '@esim/sdk']);
+      expect(op.description, name).toContain('```sh\ncurl -X');
+    }
+    const create = docs.partner.paths['/api/v1/partner/orders'].post['x-codeSamples'];
+    expect(create[0].source).toContain('curl -X POST "$ESIM_URL/api/v1/partner/orders"');
+    expect(create[0].source).toContain('Authorization: Bearer $ESIM_API_KEY');
+    expect(create[1].source).toContain('await esim.orders.create({');
+    expect(docs.partner.paths['/api/v1/partner/register'].post['x-codeSamples'][0].source).not.toContain('Authorization');
+  });
+
+  it('when the admin document is read, then operations have curl samples and the esim-admin command where one exists', () => {
+    const approve = docs.admin.paths['/admin/v1/partners/{id}/approve'].post['x-codeSamples'];
+    expect(approve.map((s: any) => s.source)).toEqual([
+      'curl -X POST "$ADMIN_URL/admin/v1/partners/ptn_01jd4m8x2q7v5c3b9n6k0w1y2z/approve" \\\n  -H "Authorization: Bearer $ADMIN_TOKEN" \\\n  -H \'Content-Type: application/json\' \\\n  -d \'{"tier":"standard"}\'',
+      'esim-admin applications approve ptn_01jd4m8x2q7v5c3b9n6k0w1y2z --tier premium',
+    ]);
+    for (const [name, op] of operations(docs.admin)) expect(op['x-codeSamples'][0].label, name).toBe('curl');
+  });
+
+  it('when a problem response is read, then its description links each of its codes in the error table', () => {
+    const order = docs.partner.paths['/api/v1/partner/orders'].post.responses;
+    expect(order['402'].description).toBe('Payment Required: [INSUFFICIENT_BALANCE](/problems#insufficient-balance)');
+    expect(order['409'].description).toContain('[REQUEST_IN_PROGRESS](/problems#request-in-progress)');
+    expect(order['402'].content['application/json'].example.code).toBe('INSUFFICIENT_BALANCE');
+  });
+});

@@ -12,6 +12,22 @@ export interface paths {
         /**
          * List wholesale plans
          * @description Active plans covering `country` (all when absent), local plans first, then by price. Regional plans appear under every country they cover.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X GET "$ESIM_URL/api/v1/partner/catalog" \
+         *       -H "Authorization: Bearer $ESIM_API_KEY"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data: plans } = await esim.catalog.list({ country: 'FR' });
+         *     ```
          */
         get: operations["listPlans"];
         put?: never;
@@ -34,6 +50,26 @@ export interface paths {
         /**
          * Log in to the partner portal
          * @description Returns a portal JWT valid for one hour. After 10 failed attempts for one e-mail within 15 minutes, further attempts answer 429.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X POST "$ESIM_URL/api/v1/partner/login" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"email":"traveller@example.com","password":"correct horse battery"}'
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.POST('/api/v1/partner/login', { body: {
+         *       email: "traveller@example.com",
+         *       password: "correct horse battery"
+         *     } });
+         *     ```
          */
         post: operations["login"];
         delete?: never;
@@ -49,14 +85,52 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your account and API key metadata */
+        /**
+         * Your account and API key metadata
+         * @description **curl**
+         *
+         *     ```sh
+         *     curl -X GET "$ESIM_URL/api/v1/partner/me" \
+         *       -H "Authorization: Bearer $PORTAL_TOKEN"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.GET('/api/v1/partner/me');
+         *     ```
+         */
         get: operations["getMe"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Set or clear your webhook URL */
+        /**
+         * Set or clear your webhook URL
+         * @description **curl**
+         *
+         *     ```sh
+         *     curl -X PATCH "$ESIM_URL/api/v1/partner/me" \
+         *       -H "Authorization: Bearer $PORTAL_TOKEN" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"webhookUrl":"https://reseller.example/webhooks/esim"}'
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.PATCH('/api/v1/partner/me', { body: {
+         *       webhookUrl: "https://reseller.example/webhooks/esim"
+         *     } });
+         *     ```
+         */
         patch: operations["updateMe"];
         trace?: never;
     };
@@ -70,6 +144,22 @@ export interface paths {
         /**
          * List wholesale plans (portal)
          * @description Active plans covering `country` (all when absent), local plans first, then by price. Regional plans appear under every country they cover.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X GET "$ESIM_URL/api/v1/partner/me/catalog" \
+         *       -H "Authorization: Bearer $PORTAL_TOKEN"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.GET('/api/v1/partner/me/catalog');
+         *     ```
          */
         get: operations["portalListPlans"];
         put?: never;
@@ -87,7 +177,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your orders, newest first (portal) */
+        /**
+         * Your orders, newest first (portal)
+         * @description **curl**
+         *
+         *     ```sh
+         *     curl -X GET "$ESIM_URL/api/v1/partner/me/orders" \
+         *       -H "Authorization: Bearer $PORTAL_TOKEN"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.GET('/api/v1/partner/me/orders');
+         *     ```
+         */
         get: operations["portalListOrders"];
         put?: never;
         post?: never;
@@ -107,6 +214,22 @@ export interface paths {
         /**
          * One of your orders, with its eSIM once provisioned (portal)
          * @description An unknown id, a malformed one and another partner’s order all answer 404 ORDER_NOT_FOUND.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X GET "$ESIM_URL/api/v1/partner/me/orders/ord_01jd4m8x2q7v5c3b9n6k0w1y2z" \
+         *       -H "Authorization: Bearer $PORTAL_TOKEN"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.GET('/api/v1/partner/me/orders/{orderId}', { params: { path: { orderId: 'ord_01jd4m8x2q7v5c3b9n6k0w1y2z' } } });
+         *     ```
          */
         get: operations["portalGetOrder"];
         put?: never;
@@ -127,6 +250,22 @@ export interface paths {
         /**
          * Your balance and latest ledger entries (portal)
          * @description The balance and the 50 most recent ledger entries, newest first. The balance is always the sum of the ledger.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X GET "$ESIM_URL/api/v1/partner/me/wallet" \
+         *       -H "Authorization: Bearer $PORTAL_TOKEN"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.GET('/api/v1/partner/me/wallet');
+         *     ```
          */
         get: operations["portalGetWallet"];
         put?: never;
@@ -144,7 +283,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Page through the whole ledger, newest first (portal) */
+        /**
+         * Page through the whole ledger, newest first (portal)
+         * @description **curl**
+         *
+         *     ```sh
+         *     curl -X GET "$ESIM_URL/api/v1/partner/me/wallet/ledger" \
+         *       -H "Authorization: Bearer $PORTAL_TOKEN"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.GET('/api/v1/partner/me/wallet/ledger');
+         *     ```
+         */
         get: operations["portalListLedgerEntries"];
         put?: never;
         post?: never;
@@ -164,6 +320,22 @@ export interface paths {
         /**
          * Your webhook deliveries, newest first
          * @description One delivery per event sent to your webhook URL, with its attempts, last status code, last error and next attempt time.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X GET "$ESIM_URL/api/v1/partner/me/webhook-deliveries" \
+         *       -H "Authorization: Bearer $PORTAL_TOKEN"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.GET('/api/v1/partner/me/webhook-deliveries');
+         *     ```
          */
         get: operations["portalListWebhookDeliveries"];
         put?: never;
@@ -186,6 +358,22 @@ export interface paths {
         /**
          * Send yourself a test webhook
          * @description Queues a `webhook.test` event, signed and retried like every event, and listed in your delivery log.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X POST "$ESIM_URL/api/v1/partner/me/webhook/test" \
+         *       -H "Authorization: Bearer $PORTAL_TOKEN"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.POST('/api/v1/partner/me/webhook/test');
+         *     ```
          */
         post: operations["portalSendTestWebhook"];
         delete?: never;
@@ -201,12 +389,52 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your orders, newest first */
+        /**
+         * Your orders, newest first
+         * @description **curl**
+         *
+         *     ```sh
+         *     curl -X GET "$ESIM_URL/api/v1/partner/orders" \
+         *       -H "Authorization: Bearer $ESIM_API_KEY"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     for await (const order of esim.orders.all({ status: 'provisioned' })) console.log(order.id);
+         *     ```
+         */
         get: operations["listOrders"];
         put?: never;
         /**
          * Order an eSIM, paid from your wallet
          * @description Debits the plan’s price for your tier and queues provisioning: 201 with the order (`processing`) and your new wallet balance. The same `clientRequestId` with the same body answers 200 with the order in its current state and the header `Idempotent-Replayed: true`, debiting nothing; with a different body, 422 IDEMPOTENCY_CONFLICT; while the first request is still running, 409 REQUEST_IN_PROGRESS (retry). 402 INSUFFICIENT_BALANCE debits nothing and lists no order; 422 PLAN_NOT_AVAILABLE for an unknown or inactive plan.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X POST "$ESIM_URL/api/v1/partner/orders" \
+         *       -H "Authorization: Bearer $ESIM_API_KEY" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"clientRequestId":"order-2026-0001","planId":"plan_01jd4m8x2q7v5c3b9n6k0w1y2z","email":"traveller@example.com","phoneNumber":"+33612345678"}'
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const order = await esim.orders.create({
+         *       clientRequestId: "order-2026-0001",
+         *       planId: "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
+         *       email: "traveller@example.com",
+         *       phoneNumber: "+33612345678"
+         *     });
+         *     ```
          */
         post: operations["createOrder"];
         delete?: never;
@@ -225,6 +453,22 @@ export interface paths {
         /**
          * One of your orders, with its eSIM once provisioned
          * @description An unknown id, a malformed one and another partner’s order all answer 404 ORDER_NOT_FOUND.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X GET "$ESIM_URL/api/v1/partner/orders/ord_01jd4m8x2q7v5c3b9n6k0w1y2z" \
+         *       -H "Authorization: Bearer $ESIM_API_KEY"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const order = await esim.orders.get('ord_01jd4m8x2q7v5c3b9n6k0w1y2z');
+         *     ```
          */
         get: operations["getOrder"];
         put?: never;
@@ -247,6 +491,29 @@ export interface paths {
         /**
          * Apply for API access
          * @description Creates a pending partner account. An operator reviews it; on approval the API key and webhook signing secret arrive by e-mail. At most 20 applications per source address per hour.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X POST "$ESIM_URL/api/v1/partner/register" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"name":"Ada Lovelace","email":"traveller@example.com","company":"Reseller Ltd","password":"correct horse battery","webhookUrl":"https://reseller.example/webhooks/esim"}'
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.POST('/api/v1/partner/register', { body: {
+         *       name: "Ada Lovelace",
+         *       email: "traveller@example.com",
+         *       company: "Reseller Ltd",
+         *       password: "correct horse battery",
+         *       webhookUrl: "https://reseller.example/webhooks/esim"
+         *     } });
+         *     ```
          */
         post: operations["register"];
         delete?: never;
@@ -265,6 +532,22 @@ export interface paths {
         /**
          * Your balance and latest ledger entries
          * @description The balance and the 50 most recent ledger entries, newest first. The balance is always the sum of the ledger.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X GET "$ESIM_URL/api/v1/partner/wallet" \
+         *       -H "Authorization: Bearer $ESIM_API_KEY"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const wallet = await esim.wallet.get();
+         *     ```
          */
         get: operations["getWallet"];
         put?: never;
@@ -282,7 +565,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Page through the whole ledger, newest first */
+        /**
+         * Page through the whole ledger, newest first
+         * @description **curl**
+         *
+         *     ```sh
+         *     curl -X GET "$ESIM_URL/api/v1/partner/wallet/ledger" \
+         *       -H "Authorization: Bearer $ESIM_API_KEY"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     for await (const entry of esim.wallet.allLedgerEntries()) console.log(entry.type, entry.amount);
+         *     ```
+         */
         get: operations["listLedgerEntries"];
         put?: never;
         post?: never;
@@ -557,8 +857,8 @@ export interface operations {
                      *             "FR"
                      *           ],
                      *           "region": "region",
-                     *           "dataMb": -9007199254740991,
-                     *           "validityDays": -9007199254740991,
+                     *           "dataMb": 1,
+                     *           "validityDays": 1,
                      *           "wholesalePrice": 1500,
                      *           "currency": "USD"
                      *         }
@@ -709,7 +1009,7 @@ export interface operations {
                      * @example {
                      *       "token": "token",
                      *       "tokenType": "Bearer",
-                     *       "expiresIn": -9007199254740991,
+                     *       "expiresIn": 1,
                      *       "partner": {
                      *         "id": "ptn_01jd4m8x2q7v5c3b9n6k0w1y2z",
                      *         "name": "Ada Lovelace",
@@ -1143,8 +1443,8 @@ export interface operations {
                      *             "FR"
                      *           ],
                      *           "region": "region",
-                     *           "dataMb": -9007199254740991,
-                     *           "validityDays": -9007199254740991,
+                     *           "dataMb": 1,
+                     *           "validityDays": 1,
                      *           "wholesalePrice": 1500,
                      *           "currency": "USD"
                      *         }
@@ -1759,8 +2059,8 @@ export interface operations {
                      *           "eventId": "evt_01jd4m8x2q7v5c3b9n6k0w1y2z",
                      *           "eventType": "payment.paid",
                      *           "status": "pending",
-                     *           "attempts": -9007199254740991,
-                     *           "lastStatusCode": -9007199254740991,
+                     *           "attempts": 1,
+                     *           "lastStatusCode": 1,
                      *           "lastError": "lastError",
                      *           "nextAttemptAt": "2026-11-24T09:30:00.000Z",
                      *           "createdAt": "2026-11-24T09:30:00.000Z",

@@ -14,6 +14,7 @@ import { answerClientError, answerFrameworkError } from './frameworkAnswers.js';
 import { overrideJsonSchema } from './jsonSchema.js';
 import { completeDocument, completeRoutes } from './openapiDocument.js';
 import { sendProblem, toAppError } from './problems.js';
+import { serveProblemsPage } from './problemsPage.js';
 import { traceRequests } from './serverSpans.js';
 
 type OpenApiDocument = Parameters<typeof problemMediaTypes>[0];
@@ -133,7 +134,7 @@ export async function createApp(options: ListenerOptions): Promise<FastifyInstan
     // The toolkit's completion (ids, examples, links to the error table) first, then problems as problem+json.
     transformObject: (document) =>
       problemMediaTypes(
-        completeDocument(transformComponents(document), { problemsPage: '/problems' }) as OpenApiDocument,
+        completeDocument(transformComponents(document), { listener: options.name, problemsPage: '/problems' }) as OpenApiDocument,
       ),
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
@@ -156,5 +157,6 @@ export async function createApp(options: ListenerOptions): Promise<FastifyInstan
     serveMetrics(request.raw, reply.raw);
   });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  serveProblemsPage(app);
   return app;
 }

@@ -120,9 +120,11 @@ function sampleString(schema: Schema, name: string | undefined, owner: string | 
 }
 
 function sampleNumber(schema: Schema, name: string | undefined): number {
-  const low = schema.minimum ?? (schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + 1 : undefined);
+  // zod bounds every int by ±(2^53 − 1): not a bound worth showing.
+  const stated = schema.minimum > Number.MIN_SAFE_INTEGER ? schema.minimum : undefined;
+  const low = stated ?? (schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + 1 : undefined);
   const wanted = /amount|price|balance|Balance|Price|Amount/.test(name ?? '') ? 1500 : (low ?? 1);
-  return Math.min(Math.max(wanted, low ?? wanted), schema.maximum ?? wanted);
+  return Math.min(Math.max(wanted, low ?? wanted), schema.maximum < Number.MAX_SAFE_INTEGER ? schema.maximum : wanted);
 }
 
 /** A problem body for `status`: a code the operation's description names if there is one, else the catalog's first of that status. */

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { problemType } from '@esim/errors';
+import { codeSamples, samplesMarkdown } from './codeSamples.js';
 import { codesOf, exampleFor, problemExample } from './examples.js';
 import { operationIdFor } from './operationIds.js';
 
@@ -29,18 +30,25 @@ export function completeRoutes(inner: RouteTransform): RouteTransform {
 }
 
 export interface DocumentOptions {
+  listener: 'public' | 'admin';
   /** Where the error table is served: each problem response links its codes there. */
   problemsPage: string;
 }
 
 /** On the whole document, once the routes are in. */
-export function completeDocument(doc: Doc, { problemsPage }: DocumentOptions): Doc {
+export function completeDocument(doc: Doc, { listener, problemsPage }: DocumentOptions): Doc {
   doc.servers ??= [{ url: '/', description: 'The listener that serves this document' }];
   doc.info = { ...doc.info, license: { name: 'Proprietary', url: 'https://reseller.example/terms' } };
-  for (const [, item] of Object.entries<Doc>(doc.paths ?? {})) {
+  for (const [path, item] of Object.entries<Doc>(doc.paths ?? {})) {
     for (const method of methods) {
       const operation = item[method];
-      if (operation) completeOperation(doc, operation, problemsPage);
+      if (!operation) continue;
+      completeOperation(doc, operation, problemsPage);
+      if (operation['x-codeSamples'] === undefined) {
+        const samples = codeSamples(listener, method, path, operation);
+        operation['x-codeSamples'] = samples;
+        operation.description = [operation.description, samplesMarkdown(samples)].filter(Boolean).join('\n\n');
+      }
     }
   }
   pruneUnusedComponents(doc);

@@ -1,0 +1,68 @@
+import type { Command } from 'commander';
+import { call, type Connection } from '../api.js';
+import { action, encode, pageParams, positiveInteger } from '../context.js';
+import { pageFooter, print, table } from '../output.js';
+
+const deliveryStatuses = ['pending', 'succeeded', 'failed', 'no_endpoint'];
+const auditColumns = ['createdAt', 'action', 'target', 'operator', 'details'];
+
+/** deliveries list / retry (contract §9) and audit tail (§10). */
+export function operationCommands(program: Command): void {
+  const deliveries = program.command('deliveries').description('webhook deliveries of every partner');
+  deliveries
+    .command('list')
+    .description('newest first')
+    .option('--partner <partnerId>', 'one partner only')
+    .option('--status <status>', deliveryStatuses.join(', '))
+    .option('--page <n>', 'page number', positiveInteger)
+    .option('--limit <n>', 'rows per page (1–100)', positiveInteger)
+    .action(
+      action(async ({ conn, out }, options: { partner?: string; status?: string; page?: number; limit?: number }) => {
+        const page = await call(conn, 'GET', `/webhook-deliveries${pageParams(options, { partnerId: options.partner, status: options.status })}`);
+        print(out, page, () => table(page.data, ['id', 'eventType', 'status', 'attempts', 'lastStatusCode', 'nextAttemptAt', 'createdAt']) + pageFooter(page.pagination));
+      }),
+    );
+  deliveries
+    .command('retry <deliveryId>')
+    .description('redeliver now')
+    .action(
+      action(async ({ conn, out }, id: string) => {
+        const delivery = await call(conn, 'POST', `/webhook-deliveries/${encode(id)}/retry`);
+        print(out, delivery, () => `${delivery.id} is ${delivery.status} (attempt ${delivery.attempts})`);
+      }),
+    );
+
+  program
+    .command('audit')
+    .description('the operator audit log')
+    .command('tail')
+    .description('the latest entries, oldest first; --follow keeps printing new ones')
+    .option('-n, --lines <n>', 'how many (1–100, default 20)', positiveInteger, 20)
+    .option('-f, --follow', 'poll for new entries until interrupted')
+    .option('--interval <ms>', 'poll interval with --follow', positiveInteger, 2000)
+    .action(
+      action(async ({ conn, out }, options: { lines: number; follow?: boolean; interval: number }) => {
+        const latest = async (limit: number) => ((await call(conn, 'GET', `/audit?limit=${Math.min(100, limit)}`)).data as any[]).reverse();
+        const show = (entries: any[]) => {
+          if (entries.length === 0) return;
+          if (out.json) for (const e of entries) process.stdout.write(`${JSON.stringify(e)}\n`);
+          else process.stdout.write(`${table(entries, auditColumns)}\n`);
+        };
+        const first = await latest(options.lines);
+        if (!options.follow) return print(out, first, () => table(first, auditColumns));
+        show(first);
+        await follow(conn, first, options.interval, latest, show);
+      }),
+    );
+}
+
+async function follow(conn: Connection, seen: any[], interval: number, latest: (n: number) => Promise<any[]>, show: (e: any[]) => void): Promise<never> {
+  const known = new Set(seen.map((e) => e.id));
+  void conn;
+  for (;;) {
+    await new Promise((r) => setTimeout(r, interval));
+    const fresh = (await latest(100)).filter((e) => !known.has(e.id));
+    fresh.forEach((e) => known.add(e.id));
+    show(fresh);
+  }
+}
