@@ -85,7 +85,7 @@ export async function startClusterPlatform(extraEnv: Record<string, string>, opt
     const running = startService(spec(name, replica), env, join(logDir, `replica-${'ab'[replica]}`), () => {}, options.mode);
     processes.set(`${name}#${replica}`, running);
     // Generous: fifteen processes compiling their sources at once on two shared cores.
-    await waitUntilReady(running, 300_000);
+    await waitUntilReady(running, 600_000);
   };
   const stop = async () => {
     for (const running of [...processes.values()].reverse()) await stopService(running, 5_000);
