@@ -43,7 +43,7 @@ describe('NATS JetStream cluster', () => {
 
   it('when a service ensures its streams with NATS_STREAM_REPLICAS=3 through the server list, then each stream has three replicas, one leader and two current followers', async () => {
     const nc = await connectNats(cluster.url, 'harness-streams');
-    const ns = namespace('harness');
+    const ns = namespace('replicated');
     const jsm = await ensureStreams(nc, ns, ['ORDERS', 'PARTNER_EVENTS'], { replicas: 3 });
     for (const name of ['ORDERS', 'PARTNER_EVENTS'] as const) {
       const info = await jsm.streams.info(ns.stream(name));
