@@ -26,6 +26,18 @@ export default defineConfig({
           allowOnly: false,
         },
       },
+      {
+        test: {
+          // The platform on a JetStream cluster and a Redis Cluster, two replicas of every service (test/cluster/).
+          name: 'cluster',
+          include: ['test/cluster/**/*.test.ts'],
+          globalSetup: ['test/cluster/support/globalSetup.ts'],
+          testTimeout: 1_200_000,
+          hookTimeout: 900_000,
+          fileParallelism: false,
+          allowOnly: false,
+        },
+      },
     ],
   },
 });

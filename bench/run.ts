@@ -12,11 +12,13 @@
  *   npm run bench -- --no-report          print only; docs/benchmarks.md is left alone
  *   npm run bench -- --only startup --services gateway,catalog   the startup benchmark for some services
  *   npm run bench -- --soak 10m           the soak alone (bench/soak.ts), e.g. 1m to try it
+ *   npm run bench -- --only orders-cluster   orders on one node and on the clusters, two replicas of each service (opt-in: needs nats-server, redis-server)
  */
 import { parseArgs } from 'node:util';
 import { catalogBenchmark, type SettingName } from './catalog.js';
 import { costBenchmark } from './cost.js';
 import { ordersBenchmark } from './orders.js';
+import { ordersClusterBenchmark } from './ordersCluster.js';
 import { soakBenchmark } from './soak.js';
 import { productionNodeOptions } from '../scripts/deploy/nodeOptions.js';
 import { startupBenchmark } from './startup.js';
@@ -54,6 +56,7 @@ try {
     }
     if (only.has('orders')) await ordersBenchmark();
     if (only.has('cost')) await costBenchmark({ mode: values.sources ? 'sources' : 'compiled', report });
+    if (only.has('orders-cluster')) await ordersClusterBenchmark({ report });
     if (only.has('startup')) await startupBenchmark({ ...(report ? {} : { reportFile: undefined }), ...(values.services ? { services: list(values.services) } : {}) });
   }
 } catch (error) {

@@ -1,7 +1,9 @@
 /**
  * `npm test`: the unit project, then the end-to-end project (which boots the
- * real platform once), each with vitest's normal output, then one closing
- * line `tests: N passed, N failed, N skipped` that CI and humans can read.
+ * real platform once), then the cluster project (the platform on a JetStream
+ * cluster and a Redis Cluster, two replicas of everything), each with
+ * vitest's normal output, then one closing line `tests: N passed, N failed,
+ * N skipped` that CI and humans can read.
  * Failed hooks, files that fail to import and unhandled errors count as
  * failures there too (scripts/testSummary.ts). The browser tests' Chromium
  * is found or installed first (scripts/chromium.ts).
@@ -26,7 +28,7 @@ if (!chromium.ok) {
 if (chromium.note) process.stdout.write(`${chromium.note}\n`);
 
 const runs: ProjectRun[] = [];
-for (const project of ['unit', 'e2e']) {
+for (const project of ['unit', 'e2e', 'cluster']) {
   const outputFile = join(resultsDir, `${project}.json`);
   const run = spawnSync(
     process.execPath,

@@ -21,6 +21,8 @@ export interface BenchPlatform {
   adminUrl: string;
   adminToken: string;
   databaseUrl: string;
+  /** Where the platform's e-mail lands as .eml files. */
+  mailDir: string;
   platform: Platform;
   /** The process id of each service, by name. */
   pids(): Record<string, number>;
@@ -95,6 +97,7 @@ export async function startBenchPlatform(extraEnv: Record<string, string> = {}, 
     adminUrl,
     adminToken,
     databaseUrl,
+    mailDir,
     platform,
     pids: () => Object.fromEntries([...platform.services].map(([name, running]) => [name, running.child.pid!])),
     onboard: (tier = 'standard') => onboard(publicUrl, adminUrl, adminToken, mailDir, tier),
@@ -107,7 +110,7 @@ export async function startBenchPlatform(extraEnv: Record<string, string> = {}, 
   };
 }
 
-async function onboard(publicUrl: string, adminUrl: string, adminToken: string, mailDir: string, tier: string) {
+export async function onboard(publicUrl: string, adminUrl: string, adminToken: string, mailDir: string, tier: string) {
   const email = `bench-${randomBytes(5).toString('hex')}@example.test`;
   const registered = await fetch(`${publicUrl}/api/v1/partner/register`, {
     method: 'POST',

@@ -66,31 +66,53 @@ export interface StreamOptions {
   replicas?: number;
 }
 
+/**
+ * How long a JetStream API call may take. On a cluster, creating or updating
+ * a replicated stream waits for its Raft group (and, right after a server
+ * loss, for a new meta leader): seconds, not the client's default 5 s.
+ */
+const apiTimeoutMs = 20_000;
+/** Attempts per stream when the API does not answer in time (a leader election under way). */
+const apiAttempts = 3;
+
+const isTimeout = (error: unknown) => error instanceof Error && (error.name === 'TimeoutError' || /timeout/i.test(error.message));
+
 /** Creates or updates the namespaced streams a service publishes to or reads from. */
 export async function ensureStreams(nc: NatsConnection, ns: Namespace, names: StreamName[], options: StreamOptions = {}): Promise<JetStreamManager> {
-  const jsm = await jetstreamManager(nc);
+  const jsm = await jetstreamManager(nc, { timeout: apiTimeoutMs });
   for (const name of names) {
-    const spec = streams[name];
-    const replicas = options.replicas === undefined ? {} : { num_replicas: options.replicas };
-    const config = {
-      name: ns.stream(name),
-      subjects: spec.subjects.map((s) => ns.subject(s)),
-      storage: StorageType.File,
-      retention: spec.retention === 'workqueue' ? RetentionPolicy.Workqueue : RetentionPolicy.Limits,
-      max_age: nanos(spec.maxAgeMs),
-      duplicate_window: nanos(duplicateWindowMs),
-      num_replicas: options.replicas ?? 1,
-    };
-    try {
-      await jsm.streams.info(config.name);
-      await jsm.streams.update(config.name, { subjects: config.subjects, max_age: config.max_age, duplicate_window: config.duplicate_window, ...replicas });
-    } catch (error) {
-      if (!/not found/i.test(String((error as Error).message))) throw error;
-      await jsm.streams.add(config).catch(async (addError: Error) => {
-        // Another replica created it between our info and add.
-        if (!/already in use|exists/i.test(addError.message)) throw addError;
-      });
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await ensureStream(jsm, ns, name, options);
+        break;
+      } catch (error) {
+        if (!isTimeout(error) || attempt >= apiAttempts) throw error;
+      }
     }
   }
   return jsm;
+}
+
+async function ensureStream(jsm: JetStreamManager, ns: Namespace, name: StreamName, options: StreamOptions): Promise<void> {
+  const spec = streams[name];
+  const replicas = options.replicas === undefined ? {} : { num_replicas: options.replicas };
+  const config = {
+    name: ns.stream(name),
+    subjects: spec.subjects.map((s) => ns.subject(s)),
+    storage: StorageType.File,
+    retention: spec.retention === 'workqueue' ? RetentionPolicy.Workqueue : RetentionPolicy.Limits,
+    max_age: nanos(spec.maxAgeMs),
+    duplicate_window: nanos(duplicateWindowMs),
+    num_replicas: options.replicas ?? 1,
+  };
+  try {
+    await jsm.streams.info(config.name);
+    await jsm.streams.update(config.name, { subjects: config.subjects, max_age: config.max_age, duplicate_window: config.duplicate_window, ...replicas });
+  } catch (error) {
+    if (!/not found/i.test(String((error as Error).message))) throw error;
+    await jsm.streams.add(config).catch(async (addError: Error) => {
+      // Another replica created it between our info and add.
+      if (!/already in use|exists/i.test(addError.message)) throw addError;
+    });
+  }
 }

@@ -35,9 +35,29 @@ const grpcStatusByCode: Record<ErrorCode, status> = {
 const codeKey = 'x-error-code';
 const fieldErrorsKey = 'x-field-errors-bin';
 
+// SQLSTATE class 08 (connection exception), too many connections, the server shutting down or starting; socket errors.
+const outageCodes = /^(08...|53300|57P0[123]|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE)$/;
+
+/**
+ * The service's own infrastructure failing rather than its code: Postgres
+ * unreachable, out of connections or restarting. The caller may retry such a
+ * call, so it answers UNAVAILABLE (503 at the edge), never INTERNAL. pg-pool's
+ * connect timeout carries no code, only its message.
+ */
+export function isOutage(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && outageCodes.test(code)) return true;
+  return /^(timeout exceeded when trying to connect|Connection terminated)/.test(error.message);
+}
+
 /** Server side: a thrown value becomes a status; anything but an AppError hides its message. */
 export function toStatus(error: unknown): Partial<StatusObject> {
   const metadata = new Metadata();
+  if (isOutage(error)) {
+    metadata.set(codeKey, 'UNAVAILABLE');
+    return { code: status.UNAVAILABLE, details: 'A dependency is unavailable; retry shortly.', metadata };
+  }
   if (!(error instanceof AppError) || error.code === 'INTERNAL') {
     metadata.set(codeKey, 'INTERNAL');
     return { code: status.INTERNAL, details: 'internal error', metadata };

@@ -1,7 +1,7 @@
 // Protects the cluster harness the cluster suite stands on: a 3-node JetStream cluster and a 6-node Redis Cluster on free loopback ports, healthy before use, surviving the loss and return of any one node, and gone afterwards.
 import { existsSync } from 'node:fs';
 import { jetstream, jetstreamManager, StorageType } from '@nats-io/jetstream';
-import { connectNats } from '@esim/events';
+import { connectNats, ensureStreams, namespace } from '@esim/events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNatsCluster, startRedisCluster, type NatsCluster, type RedisCluster } from '@esim/testing';
 
@@ -40,6 +40,19 @@ describe('NATS JetStream cluster', () => {
     expect(info.state.messages).toBe(2);
     await nc.close();
   }, 120_000);
+
+  it('when a service ensures its streams with NATS_STREAM_REPLICAS=3 through the server list, then each stream has three replicas, one leader and two current followers', async () => {
+    const nc = await connectNats(cluster.url, 'harness-streams');
+    const ns = namespace('replicated');
+    const jsm = await ensureStreams(nc, ns, ['ORDERS', 'PARTNER_EVENTS'], { replicas: 3 });
+    for (const name of ['ORDERS', 'PARTNER_EVENTS'] as const) {
+      const info = await jsm.streams.info(ns.stream(name));
+      expect(info.config.num_replicas).toBe(3);
+      expect(cluster.nodes.map((n) => n.name)).toContain(info.cluster?.leader);
+      expect(info.cluster?.replicas?.filter((peer) => peer.current)).toHaveLength(2);
+    }
+    await nc.close();
+  }, 60_000);
 
   it('when stopped, then no server runs and the stores are gone', async () => {
     const dirs = cluster.nodes.map((n) => n.storeDir);

@@ -124,7 +124,7 @@ export interface StreamedPartnerEvent {
 
 /** Every partner-facing event of one partner in the PARTNER_EVENTS stream, in stream order. */
 export async function partnerEventsInStream(partnerId: string): Promise<StreamedPartnerEvent[]> {
-  const nc = await connect({ servers: platform.natsUrl });
+  const nc = await connect({ servers: platform.natsUrl.split(',') });
   try {
     const stream = `${platform.namespace.toUpperCase()}_PARTNER_EVENTS`;
     const jsm = await jetstreamManager(nc);
