@@ -94,6 +94,9 @@ export default async function setup(project: TestProject) {
     natsRestartable: false,
     ports: a,
     natsUrl: platform.nats.url,
+    // The cluster suite does not drive the simulator's control API (§13); these fill the shared shape.
+    supplierSimUrl: `http://127.0.0.1:${a['supplier-sim']?.http ?? 0}`,
+    supplierCallbackSecret: '',
   };
   project.provide('platform', info);
   project.provide('cluster', {

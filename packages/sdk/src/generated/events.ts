@@ -5,6 +5,157 @@ export type paths = Record<string, never>;
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        EsimBundleExpiredEvent: {
+            /** @description When it happened, ISO 8601 */
+            createdAt: string;
+            data: {
+                bundle: {
+                    activatedAt: string | null;
+                    dataMb: number;
+                    dataUsedMb: number;
+                    expiresAt: string | null;
+                    orderId: string;
+                    planId: string;
+                    planName: string;
+                    /** @enum {string} */
+                    status: "queued" | "active" | "depleted" | "expired" | "cancelled";
+                    validityDays: number;
+                };
+                esim: {
+                    activationCode: string;
+                    appleInstallUrl: string;
+                    bundles: {
+                        activatedAt: string | null;
+                        dataMb: number;
+                        dataUsedMb: number;
+                        expiresAt: string | null;
+                        orderId: string;
+                        planId: string;
+                        planName: string;
+                        /** @enum {string} */
+                        status: "queued" | "active" | "depleted" | "expired" | "cancelled";
+                        validityDays: number;
+                    }[];
+                    countries: string[];
+                    createdAt: string;
+                    iccid: string;
+                    matchingId: string;
+                    orderId: string;
+                    region: string | null;
+                    smdpAddress: string;
+                    /** @enum {string} */
+                    status: "released" | "installed" | "cancelled";
+                    updatedAt: string;
+                    usage: {
+                        dataRemainingMb: number;
+                        dataTotalMb: number;
+                        dataUsedMb: number;
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
+            id: string;
+            /** @constant */
+            type: "esim.bundle_expired";
+        };
+        EsimInstalledEvent: {
+            /** @description When it happened, ISO 8601 */
+            createdAt: string;
+            data: {
+                esim: {
+                    activationCode: string;
+                    appleInstallUrl: string;
+                    bundles: {
+                        activatedAt: string | null;
+                        dataMb: number;
+                        dataUsedMb: number;
+                        expiresAt: string | null;
+                        orderId: string;
+                        planId: string;
+                        planName: string;
+                        /** @enum {string} */
+                        status: "queued" | "active" | "depleted" | "expired" | "cancelled";
+                        validityDays: number;
+                    }[];
+                    countries: string[];
+                    createdAt: string;
+                    iccid: string;
+                    matchingId: string;
+                    orderId: string;
+                    region: string | null;
+                    smdpAddress: string;
+                    /** @enum {string} */
+                    status: "released" | "installed" | "cancelled";
+                    updatedAt: string;
+                    usage: {
+                        dataRemainingMb: number;
+                        dataTotalMb: number;
+                        dataUsedMb: number;
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
+            id: string;
+            /** @constant */
+            type: "esim.installed";
+        };
+        EsimUsageThresholdEvent: {
+            /** @description When it happened, ISO 8601 */
+            createdAt: string;
+            data: {
+                bundle: {
+                    activatedAt: string | null;
+                    dataMb: number;
+                    dataUsedMb: number;
+                    expiresAt: string | null;
+                    orderId: string;
+                    planId: string;
+                    planName: string;
+                    /** @enum {string} */
+                    status: "queued" | "active" | "depleted" | "expired" | "cancelled";
+                    validityDays: number;
+                };
+                esim: {
+                    activationCode: string;
+                    appleInstallUrl: string;
+                    bundles: {
+                        activatedAt: string | null;
+                        dataMb: number;
+                        dataUsedMb: number;
+                        expiresAt: string | null;
+                        orderId: string;
+                        planId: string;
+                        planName: string;
+                        /** @enum {string} */
+                        status: "queued" | "active" | "depleted" | "expired" | "cancelled";
+                        validityDays: number;
+                    }[];
+                    countries: string[];
+                    createdAt: string;
+                    iccid: string;
+                    matchingId: string;
+                    orderId: string;
+                    region: string | null;
+                    smdpAddress: string;
+                    /** @enum {string} */
+                    status: "released" | "installed" | "cancelled";
+                    updatedAt: string;
+                    usage: {
+                        dataRemainingMb: number;
+                        dataTotalMb: number;
+                        dataUsedMb: number;
+                        updatedAt: string;
+                    };
+                };
+                threshold: 80 | 100;
+            };
+            /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
+            id: string;
+            /** @constant */
+            type: "esim.usage_threshold";
+        };
         LedgerEntry: {
             amount: number;
             balanceAfter: number;
@@ -15,6 +166,18 @@ export interface components {
             reference: string | null;
             /** @enum {string} */
             type: "topup" | "order_debit" | "refund" | "adjustment";
+        };
+        OrderCancelledEvent: {
+            /** @description When it happened, ISO 8601 */
+            createdAt: string;
+            data: {
+                order: components["schemas"]["WebhookOrder"];
+                refundedAmount: number;
+            };
+            /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
+            id: string;
+            /** @constant */
+            type: "order.cancelled";
         };
         PaymentPaidEvent: {
             /** @description When it happened, ISO 8601 */
@@ -66,7 +229,7 @@ export interface components {
             /** @constant */
             type: "wallet.credited";
         };
-        WebhookEvent: components["schemas"]["PaymentPaidEvent"] | components["schemas"]["ProvisionProvisionedEvent"] | components["schemas"]["ProvisionFailedEvent"] | components["schemas"]["WalletCreditedEvent"] | components["schemas"]["WebhookTestEvent"];
+        WebhookEvent: components["schemas"]["PaymentPaidEvent"] | components["schemas"]["ProvisionProvisionedEvent"] | components["schemas"]["ProvisionFailedEvent"] | components["schemas"]["WalletCreditedEvent"] | components["schemas"]["WebhookTestEvent"] | components["schemas"]["EsimInstalledEvent"] | components["schemas"]["EsimUsageThresholdEvent"] | components["schemas"]["EsimBundleExpiredEvent"] | components["schemas"]["OrderCancelledEvent"];
         WebhookOrder: {
             clientRequestId: string;
             createdAt: string;
@@ -74,18 +237,22 @@ export interface components {
             email: string;
             esim: {
                 activationCode: string;
+                appleInstallUrl: string;
                 iccid: string;
                 matchingId: string;
                 smdpAddress: string;
             } | null;
             failureReason: string | null;
+            iccid: string | null;
             id: string;
+            /** @enum {string} */
+            kind: "esim" | "topup";
             phoneNumber: string;
             planId: string;
             planName: string;
             price: number;
             /** @enum {string} */
-            status: "processing" | "provisioned" | "failed";
+            status: "processing" | "provisioned" | "failed" | "cancelled";
             updatedAt: string;
         };
         WebhookTestEvent: {

@@ -11,7 +11,7 @@ export interface paths {
         };
         /**
          * List wholesale plans
-         * @description Active plans covering `country` (all when absent), local plans first, then by price. Regional plans appear under every country they cover.
+         * @description Active plans covering `country` (all when absent), local plans first, then by price. Regional plans appear under every country they cover. With `iccid`, only the plans a top-up of that eSIM accepts: those covering every country of its first plan.
          *
          *     **curl**
          *
@@ -30,6 +30,76 @@ export interface paths {
          *     ```
          */
         get: operations["listPlans"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/esims": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your eSIMs, newest first, with their use and bundles
+         * @description **curl**
+         *
+         *     ```sh
+         *     curl -X GET "$ESIM_URL/api/v1/partner/esims" \
+         *       -H "Authorization: Bearer $ESIM_API_KEY"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.GET('/api/v1/partner/esims');
+         *     ```
+         */
+        get: operations["listEsims"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/esims/{iccid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One of your eSIMs: its state, use and bundles
+         * @description An unknown ICCID, a malformed one and another partner’s eSIM all answer 404 ESIM_NOT_FOUND.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X GET "$ESIM_URL/api/v1/partner/esims/8933000000000000001" \
+         *       -H "Authorization: Bearer $ESIM_API_KEY"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.GET('/api/v1/partner/esims/{iccid}', { params: { path: { iccid: '8933000000000000001' } } });
+         *     ```
+         */
+        get: operations["getEsim"];
         put?: never;
         post?: never;
         delete?: never;
@@ -143,7 +213,7 @@ export interface paths {
         };
         /**
          * List wholesale plans (portal)
-         * @description Active plans covering `country` (all when absent), local plans first, then by price. Regional plans appear under every country they cover.
+         * @description Active plans covering `country` (all when absent), local plans first, then by price. Regional plans appear under every country they cover. With `iccid`, only the plans a top-up of that eSIM accepts: those covering every country of its first plan.
          *
          *     **curl**
          *
@@ -162,6 +232,76 @@ export interface paths {
          *     ```
          */
         get: operations["portalListPlans"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/me/esims": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your eSIMs, newest first, with their use and bundles (portal)
+         * @description **curl**
+         *
+         *     ```sh
+         *     curl -X GET "$ESIM_URL/api/v1/partner/me/esims" \
+         *       -H "Authorization: Bearer $PORTAL_TOKEN"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.GET('/api/v1/partner/me/esims');
+         *     ```
+         */
+        get: operations["portalListEsims"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/me/esims/{iccid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One of your eSIMs: its state, use and bundles (portal)
+         * @description An unknown ICCID, a malformed one and another partner’s eSIM all answer 404 ESIM_NOT_FOUND.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X GET "$ESIM_URL/api/v1/partner/me/esims/8933000000000000001" \
+         *       -H "Authorization: Bearer $PORTAL_TOKEN"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.GET('/api/v1/partner/me/esims/{iccid}', { params: { path: { iccid: '8933000000000000001' } } });
+         *     ```
+         */
+        get: operations["portalGetEsim"];
         put?: never;
         post?: never;
         delete?: never;
@@ -411,7 +551,7 @@ export interface paths {
         put?: never;
         /**
          * Order an eSIM, paid from your wallet
-         * @description Debits the plan’s price for your tier and queues provisioning: 201 with the order (`processing`) and your new wallet balance. The same `clientRequestId` with the same body answers 200 with the order in its current state and the header `Idempotent-Replayed: true`, debiting nothing; with a different body, 422 IDEMPOTENCY_CONFLICT; while the first request is still running, 409 REQUEST_IN_PROGRESS (retry). 402 INSUFFICIENT_BALANCE debits nothing and lists no order; 422 PLAN_NOT_AVAILABLE for an unknown or inactive plan.
+         * @description Debits the plan’s price for your tier and queues provisioning: 201 with the order (`processing`) and your new wallet balance. The same `clientRequestId` with the same body answers 200 with the order in its current state and the header `Idempotent-Replayed: true`, debiting nothing; with a different body, 422 IDEMPOTENCY_CONFLICT; while the first request is still running, 409 REQUEST_IN_PROGRESS (retry). 402 INSUFFICIENT_BALANCE debits nothing and lists no order; 422 PLAN_NOT_AVAILABLE for an unknown or inactive plan. With `iccid`, a top-up (`kind: topup`): 404 ESIM_NOT_FOUND for an unknown or another partner’s eSIM, 409 ESIM_NOT_TOPPABLE for a cancelled one, 422 PLAN_NOT_COMPATIBLE when the plan does not cover every country of the eSIM (GET /partner/catalog?iccid= lists the plans that do).
          *
          *     **curl**
          *
@@ -419,7 +559,7 @@ export interface paths {
          *     curl -X POST "$ESIM_URL/api/v1/partner/orders" \
          *       -H "Authorization: Bearer $ESIM_API_KEY" \
          *       -H 'Content-Type: application/json' \
-         *       -d '{"clientRequestId":"order-2026-0001","planId":"plan_01jd4m8x2q7v5c3b9n6k0w1y2z","email":"traveller@example.com","phoneNumber":"+33612345678"}'
+         *       -d '{"clientRequestId":"order-2026-0001","planId":"plan_01jd4m8x2q7v5c3b9n6k0w1y2z","email":"traveller@example.com","phoneNumber":"+33612345678","iccid":"8933000000000000001"}'
          *     ```
          *
          *     **@esim/sdk**
@@ -432,7 +572,8 @@ export interface paths {
          *       clientRequestId: "order-2026-0001",
          *       planId: "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
          *       email: "traveller@example.com",
-         *       phoneNumber: "+33612345678"
+         *       phoneNumber: "+33612345678",
+         *       iccid: "8933000000000000001"
          *     });
          *     ```
          */
@@ -473,6 +614,42 @@ export interface paths {
         get: operations["getOrder"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/orders/{orderId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel an order that was never used, refunding its price
+         * @description No body. 200 with the order in status `cancelled`: its full price is back in your wallet as one `refund` entry, the bundle (for an `esim` order, the whole eSIM) is revoked at the supplier, and an `order.cancelled` event follows. Cancelling a cancelled order answers 200 again and refunds nothing more. 409 ORDER_NOT_CANCELLABLE (`detail` names the rule) unless the order is `provisioned`, its bundle unused, within the cancellation window of provisioning and, for an `esim` order, the eSIM not installed and without a top-up that is not cancelled; nothing changes. 503 UNAVAILABLE when the supplier cannot be reached: nothing changed, safe to retry. An unknown, malformed or another partner’s order id: 404 ORDER_NOT_FOUND.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X POST "$ESIM_URL/api/v1/partner/orders/ord_01jd4m8x2q7v5c3b9n6k0w1y2z/cancel" \
+         *       -H "Authorization: Bearer $ESIM_API_KEY"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.POST('/api/v1/partner/orders/{orderId}/cancel', { params: { path: { orderId: 'ord_01jd4m8x2q7v5c3b9n6k0w1y2z' } } });
+         *     ```
+         */
+        post: operations["cancelOrder"];
         delete?: never;
         options?: never;
         head?: never;
@@ -592,6 +769,49 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/supplier/v1/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive a notification from the eSIM supplier
+         * @description Called by the supplier, not by partners: the profile was installed on a device (`esim.installed`), a bundle’s cumulative use (`bundle.usage`) or its expiry (`bundle.expired`). Signed with `X-Supplier-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` keyed with SUPPLIER_CALLBACK_SECRET. A missing or wrong signature, or `t` more than 5 minutes away: 401 UNAUTHENTICATED, nothing recorded. 202 once durably recorded (its effects follow asynchronously); 200 `duplicate` for an id seen before, nothing applied again. A cumulative use lower than one already recorded is ignored.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X POST "$ESIM_URL/supplier/v1/notifications" \
+         *       -H "Authorization: Bearer $TOKEN" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"type":"esim.installed","id":"id_01jd4m8x2q7v5c3b9n6k0w1y2z","occurredAt":"2026-11-24T09:30:00.000Z","iccid":"8933000000000000001"}'
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.POST('/supplier/v1/notifications', { body: {
+         *       type: "esim.installed",
+         *       id: "id_01jd4m8x2q7v5c3b9n6k0w1y2z",
+         *       occurredAt: "2026-11-24T09:30:00.000Z",
+         *       iccid: "8933000000000000001"
+         *     } });
+         *     ```
+         */
+        post: operations["receiveSupplierNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -604,14 +824,62 @@ export interface components {
             revokedAt: string | null;
             scopes: ("catalog:read" | "orders:write" | "orders:read" | "wallet:read")[];
         };
+        Bundle: {
+            activatedAt: string | null;
+            dataMb: number;
+            dataUsedMb: number;
+            /** @description activatedAt + validityDays */
+            expiresAt: string | null;
+            /** @description The order that bought it: the eSIM’s first order or a top-up */
+            orderId: string;
+            planId: string;
+            planName: string;
+            /**
+             * @description queued → active (at first use) → depleted (used = dataMb) or expired; cancelled
+             * @enum {string}
+             */
+            status: "queued" | "active" | "depleted" | "expired" | "cancelled";
+            validityDays: number;
+        };
         Esim: {
-            /** @description GSMA SGP.22 LPA string, LPA:1$<smdp>$<matchingId> */
+            /** @description GSMA SGP.22 LPA string */
             activationCode: string;
+            appleInstallUrl: string;
+            /** @description In purchase order; one active at a time, the oldest queued one starts when it ends */
+            bundles: components["schemas"]["Bundle"][];
+            /** @description Those of its first plan; a top-up plan must cover every one */
+            countries: string[];
+            createdAt: string;
             iccid: string;
             matchingId: string;
-            /** @description data:image/png;base64,… QR code encoding activationCode */
-            qrCode: string;
+            /** @description The order that issued it */
+            orderId: string;
+            region: string | null;
             smdpAddress: string;
+            /**
+             * @description released (never downloaded) → installed; cancelled when its first order was
+             * @enum {string}
+             */
+            status: "released" | "installed" | "cancelled";
+            updatedAt: string;
+            usage: components["schemas"]["EsimUsage"];
+        };
+        EsimPage: {
+            data: components["schemas"]["Esim"][];
+            pagination: {
+                limit: number;
+                page: number;
+                total: number;
+                totalPages: number;
+            };
+        };
+        EsimUsage: {
+            /** @description dataTotalMb − dataUsedMb, never negative */
+            dataRemainingMb: number;
+            /** @description Sum over the bundles that are neither expired nor cancelled */
+            dataTotalMb: number;
+            dataUsedMb: number;
+            updatedAt: string;
         };
         LedgerEntry: {
             /** @description Signed, in minor units: topup and refund positive, order_debit negative, adjustment either */
@@ -647,20 +915,27 @@ export interface components {
             createdAt: string;
             currency: string;
             email: string;
-            /** @description Null until provisioned */
-            esim: components["schemas"]["Esim"] | null;
+            /** @description Null until provisioned; for a top-up, the existing eSIM (nothing new to install) */
+            esim: components["schemas"]["OrderEsim"] | null;
             failureReason: string | null;
+            /** @description A top-up’s eSIM; for an esim order, null until provisioned, then the new eSIM’s */
+            iccid: string | null;
             id: string;
+            /**
+             * @description esim: a new eSIM; topup: a bundle added to the eSIM named by iccid
+             * @enum {string}
+             */
+            kind: "esim" | "topup";
             phoneNumber: string;
             planId: string;
             planName: string;
             /** @description Charged, in minor units of `currency`: the catalog price for your tier at order time */
             price: number;
             /**
-             * @description processing → provisioned (esim set) or failed (failureReason set, price refunded)
+             * @description processing → provisioned (esim set) or failed (failureReason set, price refunded); provisioned → cancelled (refunded, esim kept for the record)
              * @enum {string}
              */
-            status: "processing" | "provisioned" | "failed";
+            status: "processing" | "provisioned" | "failed" | "cancelled";
             updatedAt: string;
         };
         OrderCreated: {
@@ -668,23 +943,41 @@ export interface components {
             createdAt: string;
             currency: string;
             email: string;
-            /** @description Null until provisioned */
-            esim: components["schemas"]["Esim"] | null;
+            /** @description Null until provisioned; for a top-up, the existing eSIM (nothing new to install) */
+            esim: components["schemas"]["OrderEsim"] | null;
             failureReason: string | null;
+            /** @description A top-up’s eSIM; for an esim order, null until provisioned, then the new eSIM’s */
+            iccid: string | null;
             id: string;
+            /**
+             * @description esim: a new eSIM; topup: a bundle added to the eSIM named by iccid
+             * @enum {string}
+             */
+            kind: "esim" | "topup";
             phoneNumber: string;
             planId: string;
             planName: string;
             /** @description Charged, in minor units of `currency`: the catalog price for your tier at order time */
             price: number;
             /**
-             * @description processing → provisioned (esim set) or failed (failureReason set, price refunded)
+             * @description processing → provisioned (esim set) or failed (failureReason set, price refunded); provisioned → cancelled (refunded, esim kept for the record)
              * @enum {string}
              */
-            status: "processing" | "provisioned" | "failed";
+            status: "processing" | "provisioned" | "failed" | "cancelled";
             updatedAt: string;
             /** @description Wallet balance after the debit (the current balance on a replay) */
             walletBalance: number;
+        };
+        OrderEsim: {
+            /** @description GSMA SGP.22 LPA string, LPA:1$<smdp>$<matchingId> */
+            activationCode: string;
+            /** @description Apple's universal install link (iOS 17.4+): https://esimsetup.apple.com/esim_qrcode_provisioning?carddata=<activationCode, percent-encoded> */
+            appleInstallUrl: string;
+            iccid: string;
+            matchingId: string;
+            /** @description data:image/png;base64,… QR code encoding activationCode */
+            qrCode: string;
+            smdpAddress: string;
         };
         OrderPage: {
             data: components["schemas"]["Order"][];
@@ -703,6 +996,8 @@ export interface components {
              * @description The customer's e-mail address
              */
             email: string;
+            /** @description Top up this eSIM of yours with the plan (a new bundle on the same ICCID) instead of issuing a new eSIM */
+            iccid?: string;
             /** @description The customer's phone number, E.164 */
             phoneNumber: string;
             /** @description A plan id from GET /partner/catalog */
@@ -758,7 +1053,7 @@ export interface components {
              * @description Stable machine-readable code
              * @enum {string}
              */
-            code: "VALIDATION_ERROR" | "MALFORMED_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INVALID_TOKEN" | "INVALID_CREDENTIALS" | "INSUFFICIENT_BALANCE" | "INSUFFICIENT_SCOPE" | "ACCOUNT_NOT_ACTIVE" | "NOT_FOUND" | "ORDER_NOT_FOUND" | "PARTNER_NOT_FOUND" | "PLAN_NOT_FOUND" | "EMAIL_ALREADY_REGISTERED" | "REQUEST_IN_PROGRESS" | "INVALID_STATE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_CONFLICT" | "PLAN_NOT_AVAILABLE" | "RATE_LIMITED" | "INTERNAL" | "UNAVAILABLE";
+            code: "VALIDATION_ERROR" | "MALFORMED_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INVALID_TOKEN" | "INVALID_CREDENTIALS" | "INSUFFICIENT_BALANCE" | "INSUFFICIENT_SCOPE" | "ACCOUNT_NOT_ACTIVE" | "NOT_FOUND" | "ORDER_NOT_FOUND" | "PARTNER_NOT_FOUND" | "PLAN_NOT_FOUND" | "ESIM_NOT_FOUND" | "EMAIL_ALREADY_REGISTERED" | "REQUEST_IN_PROGRESS" | "INVALID_STATE" | "ESIM_NOT_TOPPABLE" | "ORDER_NOT_CANCELLABLE" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_CONFLICT" | "PLAN_NOT_AVAILABLE" | "PLAN_NOT_COMPATIBLE" | "RATE_LIMITED" | "INTERNAL" | "UNAVAILABLE";
             detail: string;
             /** @description Every failing field, on validation errors */
             errors?: {
@@ -770,6 +1065,47 @@ export interface components {
             title: string;
             /** @description URI reference naming the problem; docs/errors.md explains each */
             type: string;
+        };
+        SupplierNotificationAccepted: {
+            id: string;
+            /** @constant */
+            status: "accepted";
+        };
+        SupplierNotificationDuplicate: {
+            id: string;
+            /** @constant */
+            status: "duplicate";
+        };
+        SupplierNotificationInput: {
+            iccid: string;
+            /** @description The supplier’s notification id: the dedupe key */
+            id: string;
+            /** Format: date-time */
+            occurredAt: string;
+            /** @constant */
+            type: "esim.installed";
+        } | {
+            /** @description Cumulative use of that bundle, in MB */
+            dataUsedMb: number;
+            iccid: string;
+            /** @description The supplier’s notification id: the dedupe key */
+            id: string;
+            /** Format: date-time */
+            occurredAt: string;
+            /** @description The bundle’s order id (our reference at the supplier) */
+            reference: string;
+            /** @constant */
+            type: "bundle.usage";
+        } | {
+            iccid: string;
+            /** @description The supplier’s notification id: the dedupe key */
+            id: string;
+            /** Format: date-time */
+            occurredAt: string;
+            /** @description The bundle’s order id (our reference at the supplier) */
+            reference: string;
+            /** @constant */
+            type: "bundle.expired";
         };
         Wallet: {
             /** @description Minor units of `currency`; always the sum of the ledger */
@@ -787,7 +1123,7 @@ export interface components {
             /** @description evt_…: the id the webhook carries (body `id`, `X-SERVICE-Event-Id`, `webhook-id`) */
             eventId: string;
             /** @enum {string} */
-            eventType: "payment.paid" | "provision.provisioned" | "provision.failed" | "wallet.credited" | "webhook.test";
+            eventType: "payment.paid" | "provision.provisioned" | "provision.failed" | "wallet.credited" | "webhook.test" | "esim.installed" | "esim.usage_threshold" | "esim.bundle_expired" | "order.cancelled";
             /** @description dlv_… */
             id: string;
             /** @description Why the last attempt failed */
@@ -830,6 +1166,8 @@ export interface operations {
             query?: {
                 /** @description ISO 3166-1 alpha-2, case-insensitive */
                 country?: string;
+                /** @description One of your eSIMs: only the plans that can top it up (covering every country of its first plan); 404 ESIM_NOT_FOUND for an unknown one */
+                iccid?: string;
                 /** @description page size, 1–100 (default 50) */
                 limit?: number;
                 /** @description 1-based page number */
@@ -874,7 +1212,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlanPage"];
                 };
             };
-            /** @description Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -896,10 +1234,10 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -915,10 +1253,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -934,10 +1272,29 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -953,10 +1310,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -972,7 +1329,358 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listEsims: {
+        parameters: {
+            query?: {
+                /** @description page size, 1–100 (default 20) */
+                limit?: number;
+                /** @description 1-based page number */
+                page?: number;
+                status?: "released" | "installed" | "cancelled";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "iccid": "8933000000000000001",
+                     *           "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "status": "released",
+                     *           "smdpAddress": "smdp.supplier.example",
+                     *           "matchingId": "MATCH-0001",
+                     *           "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
+                     *           "appleInstallUrl": "appleInstallUrl",
+                     *           "countries": [
+                     *             "FR"
+                     *           ],
+                     *           "region": "region",
+                     *           "usage": {
+                     *             "dataTotalMb": 1,
+                     *             "dataUsedMb": 1,
+                     *             "dataRemainingMb": 1,
+                     *             "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *           },
+                     *           "bundles": [
+                     *             {
+                     *               "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *               "planId": "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *               "planName": "France 5 GB / 30 days",
+                     *               "dataMb": 1,
+                     *               "dataUsedMb": 1,
+                     *               "validityDays": 1,
+                     *               "status": "queued",
+                     *               "activatedAt": "2026-11-24T09:30:00.000Z",
+                     *               "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *             }
+                     *           ],
+                     *           "createdAt": "2026-11-24T09:30:00.000Z",
+                     *           "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "limit": 20,
+                     *         "total": 1,
+                     *         "totalPages": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EsimPage"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "detail": "Insufficient scope.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "detail": "Rate limited.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getEsim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                iccid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "iccid": "8933000000000000001",
+                     *       "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "status": "released",
+                     *       "smdpAddress": "smdp.supplier.example",
+                     *       "matchingId": "MATCH-0001",
+                     *       "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
+                     *       "appleInstallUrl": "appleInstallUrl",
+                     *       "countries": [
+                     *         "FR"
+                     *       ],
+                     *       "region": "region",
+                     *       "usage": {
+                     *         "dataTotalMb": 1,
+                     *         "dataUsedMb": 1,
+                     *         "dataRemainingMb": 1,
+                     *         "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       },
+                     *       "bundles": [
+                     *         {
+                     *           "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "planId": "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "planName": "France 5 GB / 30 days",
+                     *           "dataMb": 1,
+                     *           "dataUsedMb": 1,
+                     *           "validityDays": 1,
+                     *           "status": "queued",
+                     *           "activatedAt": "2026-11-24T09:30:00.000Z",
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Esim"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "detail": "Insufficient scope.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "detail": "Rate limited.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -1025,7 +1733,7 @@ export interface operations {
                     "application/json": components["schemas"]["LoginResponse"];
                 };
             };
-            /** @description Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1047,10 +1755,10 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1066,10 +1774,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1085,10 +1793,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1104,10 +1812,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -1123,10 +1831,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1142,7 +1850,7 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -1189,7 +1897,32 @@ export interface operations {
                     "application/json": components["schemas"]["PartnerWithKeys"];
                 };
             };
-            /** @description Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1205,10 +1938,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found) */
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1224,10 +1957,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1243,7 +1976,7 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -1289,7 +2022,7 @@ export interface operations {
                     "application/json": components["schemas"]["Partner"];
                 };
             };
-            /** @description Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1311,10 +2044,10 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1330,10 +2063,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found) */
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1349,10 +2082,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1368,10 +2101,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1387,10 +2120,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1406,7 +2139,7 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -1416,6 +2149,8 @@ export interface operations {
             query?: {
                 /** @description ISO 3166-1 alpha-2, case-insensitive */
                 country?: string;
+                /** @description One of your eSIMs: only the plans that can top it up (covering every country of its first plan); 404 ESIM_NOT_FOUND for an unknown one */
+                iccid?: string;
                 /** @description page size, 1–100 (default 50) */
                 limit?: number;
                 /** @description 1-based page number */
@@ -1460,7 +2195,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlanPage"];
                 };
             };
-            /** @description Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1482,10 +2217,10 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1501,10 +2236,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1520,10 +2255,29 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1539,7 +2293,320 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    portalListEsims: {
+        parameters: {
+            query?: {
+                /** @description page size, 1–100 (default 20) */
+                limit?: number;
+                /** @description 1-based page number */
+                page?: number;
+                status?: "released" | "installed" | "cancelled";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "iccid": "8933000000000000001",
+                     *           "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "status": "released",
+                     *           "smdpAddress": "smdp.supplier.example",
+                     *           "matchingId": "MATCH-0001",
+                     *           "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
+                     *           "appleInstallUrl": "appleInstallUrl",
+                     *           "countries": [
+                     *             "FR"
+                     *           ],
+                     *           "region": "region",
+                     *           "usage": {
+                     *             "dataTotalMb": 1,
+                     *             "dataUsedMb": 1,
+                     *             "dataRemainingMb": 1,
+                     *             "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *           },
+                     *           "bundles": [
+                     *             {
+                     *               "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *               "planId": "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *               "planName": "France 5 GB / 30 days",
+                     *               "dataMb": 1,
+                     *               "dataUsedMb": 1,
+                     *               "validityDays": 1,
+                     *               "status": "queued",
+                     *               "activatedAt": "2026-11-24T09:30:00.000Z",
+                     *               "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *             }
+                     *           ],
+                     *           "createdAt": "2026-11-24T09:30:00.000Z",
+                     *           "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "limit": 20,
+                     *         "total": 1,
+                     *         "totalPages": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EsimPage"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "detail": "Insufficient scope.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    portalGetEsim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                iccid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "iccid": "8933000000000000001",
+                     *       "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "status": "released",
+                     *       "smdpAddress": "smdp.supplier.example",
+                     *       "matchingId": "MATCH-0001",
+                     *       "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
+                     *       "appleInstallUrl": "appleInstallUrl",
+                     *       "countries": [
+                     *         "FR"
+                     *       ],
+                     *       "region": "region",
+                     *       "usage": {
+                     *         "dataTotalMb": 1,
+                     *         "dataUsedMb": 1,
+                     *         "dataRemainingMb": 1,
+                     *         "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       },
+                     *       "bundles": [
+                     *         {
+                     *           "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "planId": "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "planName": "France 5 GB / 30 days",
+                     *           "dataMb": 1,
+                     *           "dataUsedMb": 1,
+                     *           "validityDays": 1,
+                     *           "status": "queued",
+                     *           "activatedAt": "2026-11-24T09:30:00.000Z",
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Esim"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "detail": "Insufficient scope.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -1551,7 +2618,7 @@ export interface operations {
                 limit?: number;
                 /** @description 1-based page number */
                 page?: number;
-                status?: "processing" | "provisioned" | "failed";
+                status?: "processing" | "provisioned" | "failed" | "cancelled";
             };
             header?: never;
             path?: never;
@@ -1571,6 +2638,8 @@ export interface operations {
                      *         {
                      *           "id": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
                      *           "clientRequestId": "order-2026-0001",
+                     *           "kind": "esim",
+                     *           "iccid": "8933000000000000001",
                      *           "planId": "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
                      *           "planName": "France 5 GB / 30 days",
                      *           "status": "processing",
@@ -1583,7 +2652,8 @@ export interface operations {
                      *             "smdpAddress": "smdp.supplier.example",
                      *             "matchingId": "MATCH-0001",
                      *             "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
-                     *             "qrCode": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+                     *             "qrCode": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+                     *             "appleInstallUrl": "appleInstallUrl"
                      *           },
                      *           "failureReason": "failureReason",
                      *           "createdAt": "2026-11-24T09:30:00.000Z",
@@ -1601,7 +2671,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderPage"];
                 };
             };
-            /** @description Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1623,10 +2693,10 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1642,10 +2712,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1661,10 +2731,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1680,7 +2750,7 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -1706,6 +2776,8 @@ export interface operations {
                      * @example {
                      *       "id": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
                      *       "clientRequestId": "order-2026-0001",
+                     *       "kind": "esim",
+                     *       "iccid": "8933000000000000001",
                      *       "planId": "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
                      *       "planName": "France 5 GB / 30 days",
                      *       "status": "processing",
@@ -1718,7 +2790,8 @@ export interface operations {
                      *         "smdpAddress": "smdp.supplier.example",
                      *         "matchingId": "MATCH-0001",
                      *         "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
-                     *         "qrCode": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+                     *         "qrCode": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+                     *         "appleInstallUrl": "appleInstallUrl"
                      *       },
                      *       "failureReason": "failureReason",
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
@@ -1728,7 +2801,32 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1744,10 +2842,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1763,10 +2861,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found) */
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1782,10 +2880,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1801,7 +2899,7 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -1842,7 +2940,32 @@ export interface operations {
                     "application/json": components["schemas"]["Wallet"];
                 };
             };
-            /** @description Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1858,10 +2981,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1877,10 +3000,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1896,7 +3019,7 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -1946,7 +3069,7 @@ export interface operations {
                     "application/json": components["schemas"]["LedgerPage"];
                 };
             };
-            /** @description Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1968,10 +3091,10 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1987,10 +3110,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2006,10 +3129,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2025,7 +3148,7 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -2079,7 +3202,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDeliveryPage"];
                 };
             };
-            /** @description Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2101,10 +3224,10 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2120,10 +3243,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2139,10 +3262,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2158,7 +3281,7 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -2186,123 +3309,7 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookTestAccepted"];
                 };
             };
-            /** @description Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unauthenticated",
-                     *       "title": "Authentication required",
-                     *       "status": 401,
-                     *       "code": "UNAUTHENTICATED",
-                     *       "detail": "Authentication required.",
-                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/insufficient-scope",
-                     *       "title": "Insufficient scope",
-                     *       "status": 403,
-                     *       "code": "INSUFFICIENT_SCOPE",
-                     *       "detail": "Insufficient scope.",
-                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "type": "/problems/unavailable",
-                     *       "title": "Service unavailable",
-                     *       "status": 503,
-                     *       "code": "UNAVAILABLE",
-                     *       "detail": "Service unavailable.",
-                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    listOrders: {
-        parameters: {
-            query?: {
-                /** @description page size, 1–100 (default 20) */
-                limit?: number;
-                /** @description 1-based page number */
-                page?: number;
-                status?: "processing" | "provisioned" | "failed";
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "data": [
-                     *         {
-                     *           "id": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
-                     *           "clientRequestId": "order-2026-0001",
-                     *           "planId": "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
-                     *           "planName": "France 5 GB / 30 days",
-                     *           "status": "processing",
-                     *           "price": 1500,
-                     *           "currency": "USD",
-                     *           "email": "traveller@example.com",
-                     *           "phoneNumber": "+33612345678",
-                     *           "esim": {
-                     *             "iccid": "8933000000000000001",
-                     *             "smdpAddress": "smdp.supplier.example",
-                     *             "matchingId": "MATCH-0001",
-                     *             "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
-                     *             "qrCode": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
-                     *           },
-                     *           "failureReason": "failureReason",
-                     *           "createdAt": "2026-11-24T09:30:00.000Z",
-                     *           "updatedAt": "2026-11-24T09:30:00.000Z"
-                     *         }
-                     *       ],
-                     *       "pagination": {
-                     *         "page": 1,
-                     *         "limit": 20,
-                     *         "total": 1,
-                     *         "totalPages": 1
-                     *       }
-                     *     }
-                     */
-                    "application/json": components["schemas"]["OrderPage"];
-                };
-            };
-            /** @description Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2324,10 +3331,10 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2343,10 +3350,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2362,29 +3369,48 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
-            429: {
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "type": "/problems/rate-limited",
-                     *       "title": "Rate limited",
-                     *       "status": 429,
-                     *       "code": "RATE_LIMITED",
-                     *       "detail": "Rate limited.",
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "detail": "Payload too large.",
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Unsupported media type.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2400,7 +3426,170 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listOrders: {
+        parameters: {
+            query?: {
+                /** @description page size, 1–100 (default 20) */
+                limit?: number;
+                /** @description 1-based page number */
+                page?: number;
+                status?: "processing" | "provisioned" | "failed" | "cancelled";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "clientRequestId": "order-2026-0001",
+                     *           "kind": "esim",
+                     *           "iccid": "8933000000000000001",
+                     *           "planId": "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "planName": "France 5 GB / 30 days",
+                     *           "status": "processing",
+                     *           "price": 1500,
+                     *           "currency": "USD",
+                     *           "email": "traveller@example.com",
+                     *           "phoneNumber": "+33612345678",
+                     *           "esim": {
+                     *             "iccid": "8933000000000000001",
+                     *             "smdpAddress": "smdp.supplier.example",
+                     *             "matchingId": "MATCH-0001",
+                     *             "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
+                     *             "qrCode": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+                     *             "appleInstallUrl": "appleInstallUrl"
+                     *           },
+                     *           "failureReason": "failureReason",
+                     *           "createdAt": "2026-11-24T09:30:00.000Z",
+                     *           "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "page": 1,
+                     *         "limit": 20,
+                     *         "total": 1,
+                     *         "totalPages": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OrderPage"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "detail": "Insufficient scope.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "detail": "Rate limited.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -2419,7 +3608,8 @@ export interface operations {
                  *       "clientRequestId": "order-2026-0001",
                  *       "planId": "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
                  *       "email": "traveller@example.com",
-                 *       "phoneNumber": "+33612345678"
+                 *       "phoneNumber": "+33612345678",
+                 *       "iccid": "8933000000000000001"
                  *     }
                  */
                 "application/json": components["schemas"]["OrderRequestInput"];
@@ -2436,6 +3626,8 @@ export interface operations {
                      * @example {
                      *       "id": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
                      *       "clientRequestId": "order-2026-0001",
+                     *       "kind": "esim",
+                     *       "iccid": "8933000000000000001",
                      *       "planId": "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
                      *       "planName": "France 5 GB / 30 days",
                      *       "status": "processing",
@@ -2448,7 +3640,8 @@ export interface operations {
                      *         "smdpAddress": "smdp.supplier.example",
                      *         "matchingId": "MATCH-0001",
                      *         "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
-                     *         "qrCode": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+                     *         "qrCode": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+                     *         "appleInstallUrl": "appleInstallUrl"
                      *       },
                      *       "failureReason": "failureReason",
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
@@ -2469,6 +3662,8 @@ export interface operations {
                      * @example {
                      *       "id": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
                      *       "clientRequestId": "order-2026-0001",
+                     *       "kind": "esim",
+                     *       "iccid": "8933000000000000001",
                      *       "planId": "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
                      *       "planName": "France 5 GB / 30 days",
                      *       "status": "processing",
@@ -2481,7 +3676,8 @@ export interface operations {
                      *         "smdpAddress": "smdp.supplier.example",
                      *         "matchingId": "MATCH-0001",
                      *         "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
-                     *         "qrCode": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+                     *         "qrCode": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+                     *         "appleInstallUrl": "appleInstallUrl"
                      *       },
                      *       "failureReason": "failureReason",
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
@@ -2492,7 +3688,7 @@ export interface operations {
                     "application/json": components["schemas"]["OrderCreated"];
                 };
             };
-            /** @description Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2514,10 +3710,10 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2533,10 +3729,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Payment Required: [INSUFFICIENT_BALANCE](/problems#insufficient-balance) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_BALANCE. Payment Required: [INSUFFICIENT_BALANCE](/problems#insufficient-balance) */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -2552,10 +3748,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2571,10 +3767,29 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: [EMAIL_ALREADY_REGISTERED](/problems#email-already-registered), [REQUEST_IN_PROGRESS](/problems#request-in-progress), [INVALID_STATE](/problems#invalid-state) */
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code EMAIL_ALREADY_REGISTERED or REQUEST_IN_PROGRESS or INVALID_STATE or ESIM_NOT_TOPPABLE or ORDER_NOT_CANCELLABLE. Conflict: [EMAIL_ALREADY_REGISTERED](/problems#email-already-registered), [REQUEST_IN_PROGRESS](/problems#request-in-progress), [INVALID_STATE](/problems#invalid-state), [ESIM_NOT_TOPPABLE](/problems#esim-not-toppable), [ORDER_NOT_CANCELLABLE](/problems#order-not-cancellable) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2590,10 +3805,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2609,10 +3824,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2628,10 +3843,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unprocessable Entity: [IDEMPOTENCY_CONFLICT](/problems#idempotency-conflict), [PLAN_NOT_AVAILABLE](/problems#plan-not-available) */
+            /** @description Problem (RFC 9457); code IDEMPOTENCY_CONFLICT or PLAN_NOT_AVAILABLE or PLAN_NOT_COMPATIBLE. Unprocessable Entity: [IDEMPOTENCY_CONFLICT](/problems#idempotency-conflict), [PLAN_NOT_AVAILABLE](/problems#plan-not-available), [PLAN_NOT_COMPATIBLE](/problems#plan-not-compatible) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2647,10 +3862,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2666,10 +3881,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2685,7 +3900,7 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -2711,6 +3926,8 @@ export interface operations {
                      * @example {
                      *       "id": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
                      *       "clientRequestId": "order-2026-0001",
+                     *       "kind": "esim",
+                     *       "iccid": "8933000000000000001",
                      *       "planId": "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
                      *       "planName": "France 5 GB / 30 days",
                      *       "status": "processing",
@@ -2723,7 +3940,8 @@ export interface operations {
                      *         "smdpAddress": "smdp.supplier.example",
                      *         "matchingId": "MATCH-0001",
                      *         "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
-                     *         "qrCode": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+                     *         "qrCode": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+                     *         "appleInstallUrl": "appleInstallUrl"
                      *       },
                      *       "failureReason": "failureReason",
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
@@ -2733,7 +3951,32 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
-            /** @description Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2749,10 +3992,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2768,10 +4011,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found) */
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2787,10 +4030,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2806,10 +4049,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2825,7 +4068,232 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "clientRequestId": "order-2026-0001",
+                     *       "kind": "esim",
+                     *       "iccid": "8933000000000000001",
+                     *       "planId": "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "planName": "France 5 GB / 30 days",
+                     *       "status": "processing",
+                     *       "price": 1500,
+                     *       "currency": "USD",
+                     *       "email": "traveller@example.com",
+                     *       "phoneNumber": "+33612345678",
+                     *       "esim": {
+                     *         "iccid": "8933000000000000001",
+                     *         "smdpAddress": "smdp.supplier.example",
+                     *         "matchingId": "MATCH-0001",
+                     *         "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
+                     *         "qrCode": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+                     *         "appleInstallUrl": "appleInstallUrl"
+                     *       },
+                     *       "failureReason": "failureReason",
+                     *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "detail": "Insufficient scope.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code EMAIL_ALREADY_REGISTERED or REQUEST_IN_PROGRESS or INVALID_STATE or ESIM_NOT_TOPPABLE or ORDER_NOT_CANCELLABLE. Conflict: [EMAIL_ALREADY_REGISTERED](/problems#email-already-registered), [REQUEST_IN_PROGRESS](/problems#request-in-progress), [INVALID_STATE](/problems#invalid-state), [ESIM_NOT_TOPPABLE](/problems#esim-not-toppable), [ORDER_NOT_CANCELLABLE](/problems#order-not-cancellable) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/order-not-cancellable",
+                     *       "title": "Order cannot be cancelled",
+                     *       "status": 409,
+                     *       "code": "ORDER_NOT_CANCELLABLE",
+                     *       "detail": "Order cannot be cancelled.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "detail": "Payload too large.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Unsupported media type.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "detail": "Rate limited.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -2880,7 +4348,7 @@ export interface operations {
                     "application/json": components["schemas"]["Partner"];
                 };
             };
-            /** @description Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2902,10 +4370,10 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: [EMAIL_ALREADY_REGISTERED](/problems#email-already-registered), [REQUEST_IN_PROGRESS](/problems#request-in-progress), [INVALID_STATE](/problems#invalid-state) */
+            /** @description Problem (RFC 9457); code EMAIL_ALREADY_REGISTERED or REQUEST_IN_PROGRESS or INVALID_STATE or ESIM_NOT_TOPPABLE or ORDER_NOT_CANCELLABLE. Conflict: [EMAIL_ALREADY_REGISTERED](/problems#email-already-registered), [REQUEST_IN_PROGRESS](/problems#request-in-progress), [INVALID_STATE](/problems#invalid-state), [ESIM_NOT_TOPPABLE](/problems#esim-not-toppable), [ORDER_NOT_CANCELLABLE](/problems#order-not-cancellable) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2921,10 +4389,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2940,10 +4408,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -2959,10 +4427,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -2978,10 +4446,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2997,7 +4465,7 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -3038,7 +4506,32 @@ export interface operations {
                     "application/json": components["schemas"]["Wallet"];
                 };
             };
-            /** @description Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3054,10 +4547,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3073,10 +4566,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3092,10 +4585,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3111,7 +4604,7 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -3161,7 +4654,7 @@ export interface operations {
                     "application/json": components["schemas"]["LedgerPage"];
                 };
             };
-            /** @description Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3183,10 +4676,10 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3202,10 +4695,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3221,10 +4714,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
             429: {
                 headers: {
                     [name: string]: unknown;
@@ -3240,10 +4733,10 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3259,7 +4752,161 @@ export interface operations {
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
-                    "application/json": components["schemas"]["Problem"];
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    receiveSupplierNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "esim.installed",
+                 *       "id": "id_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                 *       "occurredAt": "2026-11-24T09:30:00.000Z",
+                 *       "iccid": "8933000000000000001"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SupplierNotificationInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "status": "duplicate"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SupplierNotificationDuplicate"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "status": "accepted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SupplierNotificationAccepted"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "detail": "Payload too large.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Unsupported media type.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
