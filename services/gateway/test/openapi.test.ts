@@ -95,8 +95,9 @@ describe('the reference page’s examples', () => {
 
   it('when a problem response is read, then its description links each of its codes in the error table', () => {
     const order = docs.partner.paths['/api/v1/partner/orders'].post.responses;
-    expect(order['402'].description).toBe('Payment Required: [INSUFFICIENT_BALANCE](/problems#insufficient-balance)');
+    // The HTTP layer names the codes first (edgeProblems.ts), then the toolkit's links to the table.
+    expect(order['402'].description).toBe('Problem (RFC 9457); code INSUFFICIENT_BALANCE. Payment Required: [INSUFFICIENT_BALANCE](/problems#insufficient-balance)');
     expect(order['409'].description).toContain('[REQUEST_IN_PROGRESS](/problems#request-in-progress)');
-    expect(order['402'].content['application/json'].example.code).toBe('INSUFFICIENT_BALANCE');
+    expect(order['402'].content['application/problem+json'].example.code).toBe('INSUFFICIENT_BALANCE');
   });
 });

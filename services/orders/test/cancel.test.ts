@@ -1,3 +1,4 @@
+import { devTlsFiles } from '@esim/grpc';
 // Protects cancellation (contract §13): an unused provisioned order is revoked, refunded once and announced once; each rule refuses with ORDER_NOT_CANCELLABLE and nothing changed; a supplier outage is 503 with nothing changed; a crash between revoke and refund is completed by the sweeper.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ordersV1 } from '@esim/proto';
@@ -23,8 +24,8 @@ beforeAll(async () => {
   // The instance's own sweepers never run during the file: the tests drive sweepCancellations themselves.
   ({ client } = await env.start({ ORDERS_SWEEP_INTERVAL_MS: '3600000' }));
   plan = await env.plan('FR');
-  wallet = walletClient(env.wallet.address);
-  provisioning = provisioningClient(env.provisioning.address);
+  wallet = walletClient(env.wallet.address, devTlsFiles('orders'));
+  provisioning = provisioningClient(env.provisioning.address, devTlsFiles('orders'));
   const catalog = { getPlanPrice: () => Promise.reject(new Error('never priced')), close: () => {} };
   deps = { pool: env.pool, catalog, wallet, provisioning, cancelWindowMs: 86_400_000, currency: 'USD', logger: createLogger('orders', 'silent') };
 });

@@ -1,5 +1,5 @@
 import { AppError } from '@esim/errors';
-import { addService, startGrpcServer, type GrpcServer, type ServiceHandlers } from '@esim/grpc';
+import { addService, startGrpcServer, type GrpcServer, type ServiceHandlers, devTlsFiles } from '@esim/grpc';
 import { provisioningV1 } from '@esim/proto';
 
 type ProvisioningMethods = (typeof provisioningV1.ProvisioningService)['method'];
@@ -38,6 +38,8 @@ export async function startFakeProvisioning(): Promise<FakeProvisioning> {
   const server: GrpcServer = await startGrpcServer({
     port: 0,
     host: '127.0.0.1',
+    // The real provisioning service's identity: callers under test verify it (mutual TLS).
+    tls: devTlsFiles('provisioning'),
     register: (s) => addService(s, provisioningV1.ProvisioningService, handlers, () => {}),
   });
   return Object.assign(fake, { address: `127.0.0.1:${server.port}`, stop: () => server.stop(1_000) });
