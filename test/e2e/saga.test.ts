@@ -17,8 +17,10 @@ interface Load {
 
 let plans: Load['plans'];
 beforeAll(async () => {
-  const catalog = await admin('/plans?active=true&limit=1');
-  plans = { normal: catalog.body.data[0].id, fail: await planWithSku('FAIL'), flaky: await planWithSku('FLAKY') };
+  // Other files add FAIL-/FLAKY- plans to the shared platform's catalog: the normal plan is one whose SKU provisions.
+  const catalog = await admin('/plans?active=true&limit=100');
+  const normal = (catalog.body.data as Array<{ id: string; supplierSku: string }>).find((plan) => !/^(FAIL|FLAKY)-/.test(plan.supplierSku));
+  plans = { normal: normal!.id, fail: await planWithSku('FAIL'), flaky: await planWithSku('FLAKY') };
 });
 
 async function newLoad(): Promise<Load> {

@@ -81,7 +81,7 @@ function pathParam(pool: string[]): fc.Arbitrary<string> {
     { arbitrary: fc.string({ minLength: 1, maxLength: 40 }).map(encoded), weight: 2 },
     { arbitrary: fc.tuple(fc.constantFrom('ord_', 'ptn_', 'plan_', 'key_', 'dlv_'), idBody).map(([prefix, body]) => prefix + body), weight: 2 },
     { arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 10 }).map(encoded), weight: 1 },
-    { arbitrary: fc.constantFrom(brokenEncoding, 'a'.repeat(1_100), '%00', '..', '%2F..%2F', "1' OR '1'='1", '-1', '0'), weight: 2 },
+    { arbitrary: fc.constantFrom(brokenEncoding, 'a'.repeat(1_100), '%00', '..', '%2F..%2F', "1'%20OR%20'1'='1", '-1', '0'), weight: 2 },
   );
 }
 

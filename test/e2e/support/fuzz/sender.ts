@@ -1,4 +1,5 @@
 /** Sends fuzz requests over keep-alive connections, a bounded number at a time, and checks each answer against §3 and its document. */
+import { randomInt } from 'node:crypto';
 import { Agent, request } from 'node:http';
 import type { FuzzRequest, Operation } from './requests.js';
 
@@ -9,12 +10,14 @@ export interface Received {
 }
 
 const agent = new Agent({ keepAlive: true, maxSockets: 32 });
+/** A loopback source of its own: the fuzz's registrations spend this address's register limit, not 127.0.0.1's (the demo's). */
+const localAddress = `127.${randomInt(1, 255)}.${randomInt(0, 255)}.${randomInt(1, 255)}`;
 
 export function send(baseUrl: string, fuzz: FuzzRequest, timeoutMs = 30_000): Promise<Received> {
   const url = new URL(baseUrl);
   const headers = { ...fuzz.headers, ...(fuzz.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(fuzz.body)) }) };
   return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, path: fuzz.path, method: fuzz.method, headers, agent, timeout: timeoutMs }, (res) => {
+    const req = request({ host: url.hostname, port: url.port, path: fuzz.path, method: fuzz.method, headers, agent, localAddress, timeout: timeoutMs }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
