@@ -48,7 +48,7 @@ async function jsz(node: NatsNode): Promise<Jsz> {
 
 export async function startNatsCluster(options: { size?: number; clusterName?: string } = {}): Promise<NatsCluster> {
   const size = options.size ?? 3;
-  const binary = findBinary('nats-server', process.env.NATS_SERVER_BIN, ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server']);
+  const binary = findBinary('nats-server');
   const root = mkdtempSync(join(tmpdir(), 'esim-nats-cluster-'));
   const [ports, clusterPorts, monitorPorts] = [await freePortsWithOffset(size), await freePortsWithOffset(size), await freePortsWithOffset(size)];
   const routes = clusterPorts.map((port) => `nats://127.0.0.1:${port}`).join(',');

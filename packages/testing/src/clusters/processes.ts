@@ -9,9 +9,22 @@ import { createServer } from 'node:net';
  */
 
 /** The first of `candidates` that exists, or an error saying what to install. */
-export function findBinary(name: string, override: string | undefined, candidates: string[]): string {
-  const found = override ?? candidates.find((path) => existsSync(path));
-  if (!found) throw new Error(`${name} not found (looked in ${candidates.join(', ')}); install it (apt-get install ${name}) or set its *_BIN variable`);
+/** The binaries the clusters run, where Debian puts them, the variable that overrides that, and the package that brings them. */
+export const clusterBinaries = {
+  'nats-server': { variable: 'NATS_SERVER_BIN', candidates: ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'], debianPackage: 'nats-server' },
+  'redis-server': { variable: 'REDIS_SERVER_BIN', candidates: ['/usr/bin/redis-server', '/usr/local/bin/redis-server'], debianPackage: 'redis-server' },
+  'redis-cli': { variable: 'REDIS_CLI_BIN', candidates: ['/usr/bin/redis-cli', '/usr/local/bin/redis-cli'], debianPackage: 'redis-tools' },
+} as const;
+type ClusterBinary = keyof typeof clusterBinaries;
+
+function locate(name: ClusterBinary): string | undefined {
+  const { variable, candidates } = clusterBinaries[name];
+  return process.env[variable] ?? candidates.find((path) => existsSync(path));
+}
+
+export function findBinary(name: ClusterBinary): string {
+  const found = locate(name);
+  if (!found) throw new Error(`${name} not found (looked in ${clusterBinaries[name].candidates.join(', ')}); install it (apt-get install ${clusterBinaries[name].debianPackage}) or set ${clusterBinaries[name].variable}`);
   return found;
 }
 
@@ -102,4 +115,12 @@ export async function waitFor(check: () => Promise<boolean>, what: string, timeo
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${(lastError as Error).message})` : ''}`);
+}
+
+/** One line naming what to install when a cluster's binaries are not on this machine, else undefined (scripts/test.ts asks first). */
+export function clusterBinariesMissing(): string | undefined {
+  const missing = (Object.keys(clusterBinaries) as ClusterBinary[]).filter((name) => !locate(name));
+  if (missing.length === 0) return undefined;
+  const packages = [...new Set(missing.map((name) => clusterBinaries[name].debianPackage))].join(' ');
+  return `the cluster suite needs ${missing.join(', ')}: run apt-get install -y ${packages} (or set ${missing.map((name) => clusterBinaries[name].variable).join('/')}), or leave the suite out with CLUSTER_SUITE=0 npm test`;
 }

@@ -37,8 +37,8 @@ export interface RedisCluster {
 }
 
 export async function startRedisCluster(options: { nodeTimeoutMs?: number } = {}): Promise<RedisCluster> {
-  const server = findBinary('redis-server', process.env.REDIS_SERVER_BIN, ['/usr/bin/redis-server', '/usr/local/bin/redis-server']);
-  const cli = findBinary('redis-cli', process.env.REDIS_CLI_BIN, ['/usr/bin/redis-cli', '/usr/local/bin/redis-cli']);
+  const server = findBinary('redis-server');
+  const cli = findBinary('redis-cli');
   const root = mkdtempSync(join(tmpdir(), 'esim-redis-cluster-'));
   // The cluster bus listens on port + 10000, which must be free and below 65536 too.
   const ports = await freePortsWithOffset(6, 10_000);
