@@ -55,7 +55,8 @@ export const grpcCallers: Readonly<Record<string, Readonly<Record<string, readon
     'catalog.v1.CatalogService': ['GetPlanPrice'],
     'wallet.v1.WalletService': ['Reserve', 'GetReservation', 'GetWallet', 'RefundOrder'],
     // Cancellation (§13): the supplier's revoke goes through provisioning, which owns every supplier call.
-    'provisioning.v1.ProvisioningService': ['RevokeBundle'],
+    // The processing sweeper: what provisioning knows of an order whose result event was lost.
+    'provisioning.v1.ProvisioningService': ['RevokeBundle', 'GetProvisioning'],
   },
   // Delivery: where to send and the sealed signing secret; nothing else of a partner.
   webhooks: {

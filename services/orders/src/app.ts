@@ -10,6 +10,7 @@ import { startConsumers } from './events/consumers.js';
 import { ordersHandlers } from './grpc/handlers.js';
 import { startCancelSweeper } from './jobs/cancelSweeper.js';
 import { startPendingSweeper } from './jobs/pendingSweeper.js';
+import { startProcessingSweeper } from './jobs/processingSweeper.js';
 import { schema } from './store/orderStore.js';
 
 /** Orders: creation (idempotent, paid through the wallet), the saga's later steps from events, eSIM state, cancellation, reads. */
@@ -25,8 +26,12 @@ export const ordersService = defineService({
     const provisioning = provisioningClient(config.PROVISIONING_ADDR, context.grpcTls());
     const deps: OrdersDeps = { pool, catalog, wallet, provisioning, cancelWindowMs: config.ORDER_CANCEL_WINDOW, currency: config.CURRENCY, logger };
     await startConsumers(context);
-    // Owned things stop in this order, after the gRPC server has finished its calls: the sweeper's round, then the clients it uses.
+    // Owned things stop in this order, after the gRPC server has finished its calls: the sweepers' rounds, then the clients they use.
     own('pending sweeper', startPendingSweeper(deps, { intervalMs: config.ORDERS_SWEEP_INTERVAL_MS, olderThanMs: config.ORDERS_SWEEP_AFTER_MS }));
+    own(
+      'processing sweeper',
+      startProcessingSweeper(deps, { intervalMs: config.ORDERS_PROCESSING_SWEEP_INTERVAL_MS, olderThanMs: config.ORDERS_PROCESSING_SWEEP_AFTER_MS }),
+    );
     own('cancel sweeper', startCancelSweeper(deps, { intervalMs: config.ORDERS_SWEEP_INTERVAL_MS, olderThanMs: config.ORDERS_CANCEL_SWEEP_AFTER_MS }));
     own('catalog client', { stop: () => catalog.close() });
     own('wallet client', { stop: () => wallet.close() });

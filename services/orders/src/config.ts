@@ -31,6 +31,16 @@ const schema = z.object({
    * Reserve deadline, so a request still waiting on the wallet is never raced.
    */
   ORDERS_SWEEP_AFTER_MS: z.coerce.number().int().min(1_000).max(86_400_000).default(30_000),
+  /** How often the processing sweeper looks for orders whose result event was lost (each look asks provisioning). */
+  ORDERS_PROCESSING_SWEEP_INTERVAL_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
+  /**
+   * Age (since the order's last change) at which a `processing` order is the
+   * processing sweeper's to settle from provisioning's answer. Twice
+   * provisioning's default retry window (PROVISIONING_RETRY_WINDOW_MS, 15 min),
+   * so a healthy order has long had its result; a lower value is still safe
+   * (only final answers are applied) but asks provisioning more often.
+   */
+  ORDERS_PROCESSING_SWEEP_AFTER_MS: z.coerce.number().int().min(1_000).max(604_800_000).default(1_800_000),
 });
 
 export type Config = z.output<typeof schema>;

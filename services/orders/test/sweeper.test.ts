@@ -26,7 +26,8 @@ beforeAll(async () => {
   ({ client } = await env.start({ ORDERS_SWEEP_INTERVAL_MS: '3600000' }));
   wallet = walletClient(env.wallet.address, devTlsFiles('orders'));
   const catalog = { getPlanPrice: () => Promise.reject(new Error('the sweeper never prices')), close: () => {} };
-  const provisioning = { revokeBundle: () => Promise.reject(new Error('the sweeper never revokes')), close: () => {} };
+  const never = () => Promise.reject(new Error('the pending sweeper never asks provisioning'));
+  const provisioning = { revokeBundle: never, provisioningState: never, close: () => {} };
   deps = { pool: env.pool, catalog, wallet, provisioning, cancelWindowMs: 86_400_000, currency: 'USD', logger: createLogger('orders', 'silent') };
   plan = await env.plan('ES');
   price = Number((await env.catalog.getPlanPrice({ planId: plan.id, tier: 'standard' })).price);

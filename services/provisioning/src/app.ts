@@ -10,7 +10,8 @@ import { createSupplierClient } from './supplier/supplierClient.js';
 /**
  * Turns each paid order into an eSIM (or, for a top-up, a bundle on one)
  * from the supplier and publishes the outcome; answers RevokeBundle for the
- * orders service's cancellations. Every supplier call is made here. Readiness has no supplier check: a supplier outage must not take
+ * orders service's cancellations and GetProvisioning for its sweeper of
+ * orders left processing. Every supplier call is made here. Readiness has no supplier check: a supplier outage must not take
  * the worker out of service; its calls fail and are retried instead.
  */
 export const provisioningService = defineService({
@@ -33,7 +34,7 @@ export const provisioningService = defineService({
     );
     // The origin only: a URL may carry credentials.
     return {
-      grpc: [grpcBinding(provisioningV1.ProvisioningService, provisioningHandlers({ supplier, logger }))],
+      grpc: [grpcBinding(provisioningV1.ProvisioningService, provisioningHandlers({ supplier, pool, logger }))],
       facts: { supplier: new URL(config.SUPPLIER_URL).origin, retryWindowMs: policy.windowMs, maxDeliver: policy.maxDeliver },
     };
   },

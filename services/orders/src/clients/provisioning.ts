@@ -1,7 +1,15 @@
+import type { EventData } from '@esim/events';
 import { createClient, type TlsFiles } from '@esim/grpc';
 import { provisioningV1 } from '@esim/proto';
 
 export type RevokeOutcome = { revoked: true } | { revoked: false; detail: string };
+
+/** What provisioning knows of a paid order; `succeeded` carries what provisioning.succeeded does. */
+export type ProvisioningState =
+  | { state: 'unknown' }
+  | { state: 'in_progress' }
+  | { state: 'succeeded'; esim: EventData<'provisioning.succeeded'> }
+  | { state: 'failed'; reason: string };
 
 export interface Provisioning {
   /**
@@ -10,11 +18,15 @@ export interface Provisioning {
    * UNAVAILABLE when the supplier or provisioning could not be reached.
    */
   revokeBundle(request: { reference: string; iccid: string; firstBundle: boolean }): Promise<RevokeOutcome>;
+  /** What provisioning knows of the order (GetProvisioning); UNAVAILABLE when it or the supplier cannot answer now. */
+  provisioningState(orderId: string): Promise<ProvisioningState>;
   close(): void;
 }
 
 /** Bounded: a partner's cancel waits at most this long on the supplier before hearing 503. */
 const revokeDeadlineMs = 10_000;
+/** A succeeded order's answer asks the supplier again (SUPPLIER_TIMEOUT_MS, 10 s by default); only the sweeper waits on it. */
+const stateDeadlineMs = 15_000;
 
 export function provisioningClient(address: string, tls?: TlsFiles): Provisioning {
   const client = createClient(provisioningV1.ProvisioningService, address, { tls });
@@ -24,6 +36,25 @@ export function provisioningClient(address: string, tls?: TlsFiles): Provisionin
       if (answer.outcome === provisioningV1.RevokeOutcome.REVOKED) return { revoked: true };
       if (answer.outcome === provisioningV1.RevokeOutcome.NOT_REVOKABLE) return { revoked: false, detail: answer.detail };
       throw new Error(`RevokeBundle answered outcome ${answer.outcome}`);
+    },
+    async provisioningState(orderId) {
+      const answer = await client.getProvisioning({ orderId }, { deadlineMs: stateDeadlineMs });
+      const S = provisioningV1.ProvisioningState;
+      switch (answer.state) {
+        case S.UNKNOWN:
+          return { state: 'unknown' };
+        case S.IN_PROGRESS:
+          return { state: 'in_progress' };
+        case S.FAILED:
+          return { state: 'failed', reason: answer.failureReason };
+        case S.SUCCEEDED: {
+          if (!answer.esim) throw new Error(`GetProvisioning answered SUCCEEDED without an eSIM for ${orderId}`);
+          const { supplierReference, iccid, smdpAddress, matchingId, activationCode } = answer.esim;
+          return { state: 'succeeded', esim: { orderId, supplierReference, iccid, smdpAddress, matchingId, activationCode } };
+        }
+        default:
+          throw new Error(`GetProvisioning answered state ${answer.state}`);
+      }
     },
     close: () => client.close(),
   };

@@ -19,3 +19,8 @@ export const ordersCancelled = meter.createCounter('orders_cancelled_total', { d
 export const supplierNotifications = meter.createCounter('orders_supplier_notifications_total', {
   description: 'Supplier notifications recorded, by type and outcome (applied, waiting, duplicate)',
 });
+/** Alert on state="unknown" (an order.paid provisioning never got) and state="error": each needs an operator (runbook EventsFailedForGood). */
+export const ordersSwept = meter.createCounter('orders_swept_total', {
+  description:
+    'Orders left processing past ORDERS_PROCESSING_SWEEP_AFTER_MS that the sweeper looked at, by outcome (provisioned, failed, in_progress, unknown, error); the last three are counted at every look',
+});

@@ -97,6 +97,48 @@ export async function lockStalePendingOrder(db: Queryable, olderThanMs: number, 
   return one(rows);
 }
 
+/**
+ * Where a pass over the orders left processing stopped: the last order it
+ * looked at. `updatedAt` is Postgres's own text of the timestamp, because a
+ * JS Date keeps milliseconds and the column microseconds: a rounded cursor
+ * would return the same order again.
+ */
+export interface ProcessingCursor {
+  updatedAt: string;
+  id: string;
+}
+
+/**
+ * Up to `limit` orders 'processing' since before `olderThanMs` ago (by
+ * updated_at: the payment, or the last step recorded), oldest first, after
+ * `after`, with the cursor that follows the last one. Read without locks:
+ * the sweeper asks their owners first and locks each one only to apply the
+ * answer (lockProcessingOrder).
+ */
+export async function staleProcessingOrders(
+  db: Queryable,
+  olderThanMs: number,
+  limit: number,
+  after?: ProcessingCursor,
+): Promise<{ orders: Order[]; last?: ProcessingCursor }> {
+  const { rows } = await db.query<OrderRow & { cursor: string }>(
+    `SELECT ${columns}, updated_at::text AS cursor FROM orders.orders
+     WHERE status = 'processing' AND updated_at < now() - make_interval(secs => $1::double precision / 1000)
+       AND ($3::timestamptz IS NULL OR (updated_at, id) > ($3::timestamptz, $4::text))
+     ORDER BY updated_at, id
+     LIMIT $2`,
+    [olderThanMs, limit, after?.updatedAt ?? null, after?.id ?? null],
+  );
+  const last = rows.at(-1);
+  return { orders: rows.map(toOrder), ...(last ? { last: { updatedAt: last.cursor, id: last.id } } : {}) };
+}
+
+/** Locks the order while it is still 'processing' and no one else holds it (a consumer applying its event, another replica's sweeper). */
+export async function lockProcessingOrder(db: Queryable, id: string): Promise<Order | undefined> {
+  const { rows } = await db.query<OrderRow>(`SELECT ${columns} FROM orders.orders WHERE id = $1 AND status = 'processing' FOR UPDATE SKIP LOCKED`, [id]);
+  return one(rows);
+}
+
 export async function deletePendingOrder(db: Queryable, id: string): Promise<boolean> {
   const { rowCount } = await db.query(`DELETE FROM orders.orders WHERE id = $1 AND status = 'pending'`, [id]);
   return rowCount === 1;

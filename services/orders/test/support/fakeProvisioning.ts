@@ -12,8 +12,18 @@ type ProvisioningMethods = (typeof provisioningV1.ProvisioningService)['method']
  */
 export type RevokeMode = 'revoke' | 'refuse' | 'down';
 
+/** What the fake's GetProvisioning answers for one order (an order it has no answer for is UNKNOWN). */
+export type FakeProvisioningState =
+  | { state: 'in_progress' }
+  | { state: 'failed'; reason: string }
+  | { state: 'succeeded'; esim: { supplierReference: string; iccid: string; smdpAddress: string; matchingId: string; activationCode: string } };
+
 export interface FakeProvisioning {
   address: string;
+  /** GetProvisioning's answers, by order id. */
+  states: Map<string, FakeProvisioningState>;
+  /** Every GetProvisioning call received (order ids), in order. */
+  stateCalls: string[];
   mode: RevokeMode;
   refusal: string;
   /** Every RevokeBundle call received, in order. */
@@ -23,9 +33,17 @@ export interface FakeProvisioning {
   stop(): Promise<void>;
 }
 
-/** An in-memory ProvisioningService standing in for provisioning and the supplier behind it. */
+/** An in-memory ProvisioningService standing in for provisioning and the supplier behind it: RevokeBundle by `mode`, GetProvisioning from `states`. */
 export async function startFakeProvisioning(): Promise<FakeProvisioning> {
-  const fake: Omit<FakeProvisioning, 'address' | 'stop'> = { mode: 'revoke', refusal: 'bundle_used', revokeCalls: [], revoked: new Set() };
+  const fake: Omit<FakeProvisioning, 'address' | 'stop'> = {
+    mode: 'revoke',
+    refusal: 'bundle_used',
+    revokeCalls: [],
+    revoked: new Set(),
+    states: new Map(),
+    stateCalls: [],
+  };
+  const S = provisioningV1.ProvisioningState;
   const handlers: ServiceHandlers<ProvisioningMethods> = {
     async revokeBundle(request) {
       fake.revokeCalls.push({ reference: request.reference, iccid: request.iccid, firstBundle: request.firstBundle });
@@ -33,6 +51,14 @@ export async function startFakeProvisioning(): Promise<FakeProvisioning> {
       if (fake.mode === 'refuse') return { outcome: provisioningV1.RevokeOutcome.NOT_REVOKABLE, detail: fake.refusal };
       fake.revoked.add(request.reference);
       return { outcome: provisioningV1.RevokeOutcome.REVOKED, detail: '' };
+    },
+    async getProvisioning(request) {
+      fake.stateCalls.push(request.orderId);
+      const known = fake.states.get(request.orderId);
+      if (!known) return { state: S.UNKNOWN, failureReason: '' };
+      if (known.state === 'in_progress') return { state: S.IN_PROGRESS, failureReason: '' };
+      if (known.state === 'failed') return { state: S.FAILED, failureReason: known.reason };
+      return { state: S.SUCCEEDED, esim: known.esim, failureReason: '' };
     },
   };
   const server: GrpcServer = await startGrpcServer({

@@ -4,7 +4,7 @@ import { metrics, type Logger } from '@esim/telemetry';
 import { recordSupplierCall } from '../store/supplierCalls.js';
 import type { SupplierClient, SupplierResult } from '../supplier/supplierClient.js';
 import { retryWindowOver } from './retryPolicy.js';
-import { failureReasons } from './supplierCall.js';
+import { failureReasons, type SupplierRequest } from './supplierCall.js';
 
 const results = metrics.getMeter('provisioning').createCounter('provisioning_results_total', { description: 'Orders provisioned or failed for good, by result' });
 
@@ -49,6 +49,8 @@ export function provisionOrder(deps: ProvisionOrderDeps): (event: EventEnvelope<
     const { orderId, supplierSku: sku, kind, iccid, dataMb, validityDays } = event.data;
     const log = deps.logger.child({ orderId, eventId: event.id, kind });
     const size = { ...(dataMb === undefined ? {} : { dataMb }), ...(validityDays === undefined ? {} : { validityDays }) };
+    // Recorded with every attempt, so GetProvisioning can ask the supplier again exactly this.
+    const request: SupplierRequest = { kind, targetIccid: kind === 'topup' ? iccid : null, dataMb: dataMb ?? null, validityDays: validityDays ?? null };
     // A top-up adds a bundle to its eSIM (contract §13); the supplier answers that eSIM's profile, keyed by the same reference.
     const result =
       kind === 'topup' && iccid !== null
@@ -57,7 +59,16 @@ export function provisionOrder(deps: ProvisionOrderDeps): (event: EventEnvelope<
 
     if (result.kind === 'issued') {
       const { esim } = result;
-      const attempts = await recordSupplierCall(db, { orderId, sku, state: 'succeeded', statusCode: result.statusCode, error: null, supplierReference: esim.reference });
+      const attempts = await recordSupplierCall(db, {
+        orderId,
+        sku,
+        state: 'succeeded',
+        statusCode: result.statusCode,
+        error: null,
+        supplierReference: esim.reference,
+        request,
+        failureReason: null,
+      });
       await enqueueEvent(db, deps.schema, 'provisioning.succeeded', {
         orderId,
         supplierReference: esim.reference,
@@ -71,14 +82,15 @@ export function provisionOrder(deps: ProvisionOrderDeps): (event: EventEnvelope<
       return;
     }
     if (result.kind === 'rejected') {
-      await fail(db, event, result, failureReasons.rejected, log);
+      await fail(db, event, request, result, failureReasons.rejected, log);
       return;
     }
     if (retryWindowOver(event.occurredAt, deps.retryWindowMs)) {
-      await fail(db, event, result, failureReasons.retryWindowOver, log);
+      await fail(db, event, request, result, failureReasons.retryWindowOver, log);
       return;
     }
-    await recordSupplierCall(deps.pool, { orderId, sku, state: 'pending', statusCode: result.statusCode, error: result.detail, supplierReference: null }).catch(
+    const pending = { orderId, sku, state: 'pending', statusCode: result.statusCode, error: result.detail, supplierReference: null, request, failureReason: null } as const;
+    await recordSupplierCall(deps.pool, pending).catch(
       (error: unknown) => log.warn({ err: error }, 'could not record the supplier attempt; retrying the order anyway'),
     );
     throw new SupplierUnavailableError(`supplier unavailable (${result.cause}): ${result.detail}`);
@@ -87,12 +99,22 @@ export function provisionOrder(deps: ProvisionOrderDeps): (event: EventEnvelope<
   async function fail(
     db: PoolClient,
     event: EventEnvelope<'orders.order.paid'>,
+    request: SupplierRequest,
     result: Exclude<SupplierResult, { kind: 'issued' }>,
     reason: string,
     log: Logger,
   ): Promise<void> {
     const { orderId, supplierSku: sku } = event.data;
-    const attempts = await recordSupplierCall(db, { orderId, sku, state: 'failed', statusCode: result.statusCode, error: result.detail, supplierReference: null });
+    const attempts = await recordSupplierCall(db, {
+      orderId,
+      sku,
+      state: 'failed',
+      statusCode: result.statusCode,
+      error: result.detail,
+      supplierReference: null,
+      request,
+      failureReason: reason,
+    });
     await enqueueEvent(db, deps.schema, 'provisioning.failed', { orderId, reason });
     const cause = result.kind === 'rejected' ? 'rejected' : 'retry_window_over';
     results.add(1, { result: 'failed', cause });

@@ -1,3 +1,5 @@
+import type { OrderKind } from '@esim/vocabulary';
+
 /**
  * The states of the operator's record of a supplier call, declared once: the
  * migration's CHECK lists the same values and a test holds them together.
@@ -7,8 +9,20 @@
 export const supplierCallStates = ['pending', 'succeeded', 'failed'] as const;
 export type SupplierCallState = (typeof supplierCallStates)[number];
 
+/**
+ * What was asked of the supplier for one order, enough to ask again under the
+ * same reference. Null fields: a row written before they were recorded.
+ */
+export interface SupplierRequest {
+  kind: OrderKind | null;
+  /** A top-up's eSIM. */
+  targetIccid: string | null;
+  dataMb: number | null;
+  validityDays: number | null;
+}
+
 /** What provisioning asked of the supplier for one order, and what it last heard. Never the eSIM's secrets. */
-export interface SupplierCall {
+export interface SupplierCall extends SupplierRequest {
   orderId: string;
   sku: string;
   /** Supplier calls made for the order, across redeliveries and repeated events. */
@@ -18,6 +32,8 @@ export interface SupplierCall {
   /** Operator-facing detail (the supplier's error, a timeout); it may name the SKU, unlike the partner-facing reason. */
   lastError: string | null;
   supplierReference: string | null;
+  /** The partner-readable reason published with provisioning.failed (state 'failed'). */
+  failureReason: string | null;
   createdAt: Date;
   updatedAt: Date;
 }

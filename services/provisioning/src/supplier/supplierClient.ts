@@ -58,6 +58,11 @@ const errorAnswer = z.object({ error: z.string().optional(), message: z.string()
 /** 4xx answers that mean "try later", not "never". */
 const retryableClientStatuses = new Set([408, 425, 429]);
 
+/** True when an eSIM-issuing call answered with this status is refused for good (a 4xx that is not "try later"). */
+export function isRejectionStatus(status: number): boolean {
+  return status >= 400 && status < 500 && !retryableClientStatuses.has(status);
+}
+
 /**
  * The upstream supplier's HTTP API: `POST {SUPPLIER_URL}/v1/esims` with the
  * SKU and our idempotency reference, under a deadline. It never throws: every
@@ -102,7 +107,7 @@ export function createSupplierClient(options: { baseUrl: string; timeoutMs: numb
       return { kind: 'issued', statusCode: status, esim: esim.data };
     }
     const detail = describeError(status, body);
-    if (status >= 400 && status < 500 && !retryableClientStatuses.has(status)) return { kind: 'rejected', statusCode: status, detail };
+    if (isRejectionStatus(status)) return { kind: 'rejected', statusCode: status, detail };
     return { kind: 'transient', cause: status === 429 ? 'throttled' : 'unavailable', statusCode: status, detail };
   }
 

@@ -10,7 +10,94 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file provisioning/v1/provisioning.proto.
  */
 export const file_provisioning_v1_provisioning: GenFile = /*@__PURE__*/
-  fileDesc("CiJwcm92aXNpb25pbmcvdjEvcHJvdmlzaW9uaW5nLnByb3RvEg9wcm92aXNpb25pbmcudjEiTQoTUmV2b2tlQnVuZGxlUmVxdWVzdBIRCglyZWZlcmVuY2UYASABKAkSDQoFaWNjaWQYAiABKAkSFAoMZmlyc3RfYnVuZGxlGAMgASgIIlcKFFJldm9rZUJ1bmRsZVJlc3BvbnNlEi8KB291dGNvbWUYASABKA4yHi5wcm92aXNpb25pbmcudjEuUmV2b2tlT3V0Y29tZRIOCgZkZXRhaWwYAiABKAkqbQoNUmV2b2tlT3V0Y29tZRIeChpSRVZPS0VfT1VUQ09NRV9VTlNQRUNJRklFRBAAEhoKFlJFVk9LRV9PVVRDT01FX1JFVk9LRUQQARIgChxSRVZPS0VfT1VUQ09NRV9OT1RfUkVWT0tBQkxFEAIycgoTUHJvdmlzaW9uaW5nU2VydmljZRJbCgxSZXZva2VCdW5kbGUSJC5wcm92aXNpb25pbmcudjEuUmV2b2tlQnVuZGxlUmVxdWVzdBolLnByb3Zpc2lvbmluZy52MS5SZXZva2VCdW5kbGVSZXNwb25zZWIGcHJvdG8z");
+  fileDesc("CiJwcm92aXNpb25pbmcvdjEvcHJvdmlzaW9uaW5nLnByb3RvEg9wcm92aXNpb25pbmcudjEiKgoWR2V0UHJvdmlzaW9uaW5nUmVxdWVzdBIQCghvcmRlcl9pZBgBIAEoCSKAAQoPUHJvdmlzaW9uZWRFc2ltEhoKEnN1cHBsaWVyX3JlZmVyZW5jZRgBIAEoCRINCgVpY2NpZBgCIAEoCRIUCgxzbWRwX2FkZHJlc3MYAyABKAkSEwoLbWF0Y2hpbmdfaWQYBCABKAkSFwoPYWN0aXZhdGlvbl9jb2RlGAUgASgJIpQBChdHZXRQcm92aXNpb25pbmdSZXNwb25zZRIxCgVzdGF0ZRgBIAEoDjIiLnByb3Zpc2lvbmluZy52MS5Qcm92aXNpb25pbmdTdGF0ZRIuCgRlc2ltGAIgASgLMiAucHJvdmlzaW9uaW5nLnYxLlByb3Zpc2lvbmVkRXNpbRIWCg5mYWlsdXJlX3JlYXNvbhgDIAEoCSJNChNSZXZva2VCdW5kbGVSZXF1ZXN0EhEKCXJlZmVyZW5jZRgBIAEoCRINCgVpY2NpZBgCIAEoCRIUCgxmaXJzdF9idW5kbGUYAyABKAgiVwoUUmV2b2tlQnVuZGxlUmVzcG9uc2USLwoHb3V0Y29tZRgBIAEoDjIeLnByb3Zpc2lvbmluZy52MS5SZXZva2VPdXRjb21lEg4KBmRldGFpbBgCIAEoCSq8AQoRUHJvdmlzaW9uaW5nU3RhdGUSIgoeUFJPVklTSU9OSU5HX1NUQVRFX1VOU1BFQ0lGSUVEEAASHgoaUFJPVklTSU9OSU5HX1NUQVRFX1VOS05PV04QARIiCh5QUk9WSVNJT05JTkdfU1RBVEVfSU5fUFJPR1JFU1MQAhIgChxQUk9WSVNJT05JTkdfU1RBVEVfU1VDQ0VFREVEEAMSHQoZUFJPVklTSU9OSU5HX1NUQVRFX0ZBSUxFRBAEKm0KDVJldm9rZU91dGNvbWUSHgoaUkVWT0tFX09VVENPTUVfVU5TUEVDSUZJRUQQABIaChZSRVZPS0VfT1VUQ09NRV9SRVZPS0VEEAESIAocUkVWT0tFX09VVENPTUVfTk9UX1JFVk9LQUJMRRACMtgBChNQcm92aXNpb25pbmdTZXJ2aWNlElsKDFJldm9rZUJ1bmRsZRIkLnByb3Zpc2lvbmluZy52MS5SZXZva2VCdW5kbGVSZXF1ZXN0GiUucHJvdmlzaW9uaW5nLnYxLlJldm9rZUJ1bmRsZVJlc3BvbnNlEmQKD0dldFByb3Zpc2lvbmluZxInLnByb3Zpc2lvbmluZy52MS5HZXRQcm92aXNpb25pbmdSZXF1ZXN0GigucHJvdmlzaW9uaW5nLnYxLkdldFByb3Zpc2lvbmluZ1Jlc3BvbnNlYgZwcm90bzM");
+
+/**
+ * @generated from message provisioning.v1.GetProvisioningRequest
+ */
+export type GetProvisioningRequest = Message<"provisioning.v1.GetProvisioningRequest"> & {
+  /**
+   * @generated from field: string order_id = 1;
+   */
+  orderId: string;
+};
+
+/**
+ * Describes the message provisioning.v1.GetProvisioningRequest.
+ * Use `create(GetProvisioningRequestSchema)` to create a new message.
+ */
+export const GetProvisioningRequestSchema: GenMessage<GetProvisioningRequest> = /*@__PURE__*/
+  messageDesc(file_provisioning_v1_provisioning, 0);
+
+/**
+ * The fields of provisioning.succeeded, order id aside.
+ *
+ * @generated from message provisioning.v1.ProvisionedEsim
+ */
+export type ProvisionedEsim = Message<"provisioning.v1.ProvisionedEsim"> & {
+  /**
+   * @generated from field: string supplier_reference = 1;
+   */
+  supplierReference: string;
+
+  /**
+   * @generated from field: string iccid = 2;
+   */
+  iccid: string;
+
+  /**
+   * @generated from field: string smdp_address = 3;
+   */
+  smdpAddress: string;
+
+  /**
+   * @generated from field: string matching_id = 4;
+   */
+  matchingId: string;
+
+  /**
+   * @generated from field: string activation_code = 5;
+   */
+  activationCode: string;
+};
+
+/**
+ * Describes the message provisioning.v1.ProvisionedEsim.
+ * Use `create(ProvisionedEsimSchema)` to create a new message.
+ */
+export const ProvisionedEsimSchema: GenMessage<ProvisionedEsim> = /*@__PURE__*/
+  messageDesc(file_provisioning_v1_provisioning, 1);
+
+/**
+ * @generated from message provisioning.v1.GetProvisioningResponse
+ */
+export type GetProvisioningResponse = Message<"provisioning.v1.GetProvisioningResponse"> & {
+  /**
+   * @generated from field: provisioning.v1.ProvisioningState state = 1;
+   */
+  state: ProvisioningState;
+
+  /**
+   * SUCCEEDED only.
+   *
+   * @generated from field: provisioning.v1.ProvisionedEsim esim = 2;
+   */
+  esim?: ProvisionedEsim | undefined;
+
+  /**
+   * FAILED only: the partner-readable reason provisioning.failed carries.
+   *
+   * @generated from field: string failure_reason = 3;
+   */
+  failureReason: string;
+};
+
+/**
+ * Describes the message provisioning.v1.GetProvisioningResponse.
+ * Use `create(GetProvisioningResponseSchema)` to create a new message.
+ */
+export const GetProvisioningResponseSchema: GenMessage<GetProvisioningResponse> = /*@__PURE__*/
+  messageDesc(file_provisioning_v1_provisioning, 2);
 
 /**
  * @generated from message provisioning.v1.RevokeBundleRequest
@@ -41,7 +128,7 @@ export type RevokeBundleRequest = Message<"provisioning.v1.RevokeBundleRequest">
  * Use `create(RevokeBundleRequestSchema)` to create a new message.
  */
 export const RevokeBundleRequestSchema: GenMessage<RevokeBundleRequest> = /*@__PURE__*/
-  messageDesc(file_provisioning_v1_provisioning, 0);
+  messageDesc(file_provisioning_v1_provisioning, 3);
 
 /**
  * @generated from message provisioning.v1.RevokeBundleResponse
@@ -65,7 +152,49 @@ export type RevokeBundleResponse = Message<"provisioning.v1.RevokeBundleResponse
  * Use `create(RevokeBundleResponseSchema)` to create a new message.
  */
 export const RevokeBundleResponseSchema: GenMessage<RevokeBundleResponse> = /*@__PURE__*/
-  messageDesc(file_provisioning_v1_provisioning, 1);
+  messageDesc(file_provisioning_v1_provisioning, 4);
+
+/**
+ * @generated from enum provisioning.v1.ProvisioningState
+ */
+export enum ProvisioningState {
+  /**
+   * @generated from enum value: PROVISIONING_STATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * No orders.order.paid for this order ever reached provisioning.
+   *
+   * @generated from enum value: PROVISIONING_STATE_UNKNOWN = 1;
+   */
+  UNKNOWN = 1,
+
+  /**
+   * Transient supplier failures, still inside the retry window.
+   *
+   * @generated from enum value: PROVISIONING_STATE_IN_PROGRESS = 2;
+   */
+  IN_PROGRESS = 2,
+
+  /**
+   * @generated from enum value: PROVISIONING_STATE_SUCCEEDED = 3;
+   */
+  SUCCEEDED = 3,
+
+  /**
+   * Failed for good (rejected, or the retry window is over).
+   *
+   * @generated from enum value: PROVISIONING_STATE_FAILED = 4;
+   */
+  FAILED = 4,
+}
+
+/**
+ * Describes the enum provisioning.v1.ProvisioningState.
+ */
+export const ProvisioningStateSchema: GenEnum<ProvisioningState> = /*@__PURE__*/
+  enumDesc(file_provisioning_v1_provisioning, 0);
 
 /**
  * @generated from enum provisioning.v1.RevokeOutcome
@@ -91,7 +220,7 @@ export enum RevokeOutcome {
  * Describes the enum provisioning.v1.RevokeOutcome.
  */
 export const RevokeOutcomeSchema: GenEnum<RevokeOutcome> = /*@__PURE__*/
-  enumDesc(file_provisioning_v1_provisioning, 0);
+  enumDesc(file_provisioning_v1_provisioning, 1);
 
 /**
  * The supplier calls that must answer synchronously (every other one runs
@@ -114,6 +243,21 @@ export const ProvisioningService: GenService<{
     methodKind: "unary";
     input: typeof RevokeBundleRequestSchema;
     output: typeof RevokeBundleResponseSchema;
+  },
+  /**
+   * What provisioning knows of one paid order, for the orders service's
+   * sweeper of orders left processing (a result event lost on the way).
+   * SUCCEEDED carries the eSIM exactly as provisioning.succeeded did: the
+   * supplier is asked again under the same reference (idempotent there), since
+   * provisioning never stores the matching id or activation code. A transient
+   * supplier failure on that question is gRPC UNAVAILABLE, safe to retry.
+   *
+   * @generated from rpc provisioning.v1.ProvisioningService.GetProvisioning
+   */
+  getProvisioning: {
+    methodKind: "unary";
+    input: typeof GetProvisioningRequestSchema;
+    output: typeof GetProvisioningResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_provisioning_v1_provisioning, 0);
