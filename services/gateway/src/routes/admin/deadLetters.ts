@@ -25,7 +25,7 @@ export const deadLetterView = component(
     attempts: z.number().int().describe('Deliveries before it was given up'),
     originalSequence: z.number().int().nullable().describe('Its sequence in its original stream'),
     eventId: z.string().nullable().describe('The event envelope’s id; null when the body is no envelope'),
-    eventType: z.string().nullable().describe('The event envelope’s type; null when the body is no envelope').meta({ examples: ['orders.order.paid'] }),
+    eventType: z.string().nullable().describe('The event envelope’s type; null when the body is no envelope'),
     deadLetteredAt: z.string(),
   }),
   'DeadLetter',
