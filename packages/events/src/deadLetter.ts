@@ -77,7 +77,9 @@ export async function deadLetter(nc: NatsConnection, ns: Namespace, durable: str
 /**
  * Publishes the dead letters of `durable` (without the namespace) again to
  * their original subjects, oldest first, and removes each from the
- * dead-letter stream once JetStream stored the copy. Every consumer of that
+ * dead-letter stream once JetStream stored the copy. Only the letters stored
+ * when it starts: a letter given up on again during the redrive waits for
+ * the next one. Every consumer of that
  * subject sees it again: consumers are idempotent (exactlyOnce skips an
  * event id it applied), so only the one that had failed acts on it.
  * Returns how many were redriven.
@@ -89,14 +91,22 @@ export async function redriveDeadLetters(options: { nc: NatsConnection; ns: Name
   await ensureDeadLetterStream(nc, ns);
   const jsm = await jetstreamManager(nc);
   const js = jetstream(nc);
+  // Only the letters stored before the redrive began: one its consumer gives up on again (the cause is not
+  // fixed, an undecodable body) lands behind this mark, and redriving it in turn would loop until the limit.
+  const lastSeq = (await jsm.streams.info(stream)).state.last_seq;
   const reader = await js.consumers.get(stream, { filter_subjects: ns.subject(`deadletter.${options.durable}`), deliver_policy: DeliverPolicy.All });
   let count = 0;
+  let done = false;
   try {
-    while (count < limit) {
+    while (count < limit && !done) {
       const batch = await reader.fetch({ max_messages: Math.min(100, limit - count), expires: 1_000 });
       let seen = 0;
       for await (const letter of batch) {
         seen += 1;
+        if (letter.seq > lastSeq) {
+          done = true;
+          break;
+        }
         const subject = letter.headers?.get(deadLetterHeaders.subject);
         if (!subject) continue;
         const h = natsHeaders();
@@ -106,7 +116,9 @@ export async function redriveDeadLetters(options: { nc: NatsConnection; ns: Name
         await jsm.streams.deleteMessage(stream, letter.seq, false);
         redriven.add(1, { consumer: options.durable });
         count += 1;
-        if (count >= limit) break;
+        // None left behind this one: done now rather than after the fetch's expiry.
+        if (letter.info.pending === 0) done = true;
+        if (count >= limit || done) break;
       }
       if (seen === 0) break;
     }
