@@ -93,8 +93,11 @@ export async function redriveDeadLetters(options: { nc: NatsConnection; ns: Name
   const js = jetstream(nc);
   // Only the letters stored before the redrive began: one its consumer gives up on again (the cause is not
   // fixed, an undecodable body) lands behind this mark, and redriving it in turn would loop until the limit.
-  const lastSeq = (await jsm.streams.info(stream)).state.last_seq;
-  const reader = await js.consumers.get(stream, { filter_subjects: ns.subject(`deadletter.${options.durable}`), deliver_policy: DeliverPolicy.All });
+  const subject = ns.subject(`deadletter.${options.durable}`);
+  const { state } = await jsm.streams.info(stream, { subjects_filter: subject });
+  const lastSeq = state.last_seq;
+  if (Object.values(state.subjects ?? {}).every((n) => n === 0)) return 0;
+  const reader = await js.consumers.get(stream, { filter_subjects: subject, deliver_policy: DeliverPolicy.All });
   let count = 0;
   let done = false;
   try {
@@ -107,12 +110,12 @@ export async function redriveDeadLetters(options: { nc: NatsConnection; ns: Name
           done = true;
           break;
         }
-        const subject = letter.headers?.get(deadLetterHeaders.subject);
-        if (!subject) continue;
+        const original = letter.headers?.get(deadLetterHeaders.subject);
+        if (!original) continue;
         const h = natsHeaders();
         for (const [key, values] of letter.headers ?? []) if (values[0] !== undefined && !key.startsWith('Esim-Dead-') && !key.startsWith('Nats-')) h.set(key, values[0]);
         // A fresh id: the original's Nats-Msg-Id may still be inside the duplicate window.
-        await js.publish(subject, letter.data, { headers: h, msgID: `redrive:${stream}:${letter.seq}`, timeout: 5_000 });
+        await js.publish(original, letter.data, { headers: h, msgID: `redrive:${stream}:${letter.seq}`, timeout: 5_000 });
         await jsm.streams.deleteMessage(stream, letter.seq, false);
         redriven.add(1, { consumer: options.durable });
         count += 1;

@@ -64,7 +64,7 @@ export function adminDeadLetterRoutes(app: FastifyInstance, deps: DeadLetterDeps
         tags,
         summary: 'Redrive a consumer’s dead letters',
         description:
-          'Publishes the consumer’s dead letters again to their original subjects, oldest first, removing each once stored. Every consumer of a subject sees it again; those that applied it already skip it. A consumer unknown to this platform: 404 NOT_FOUND. Audited.',
+          'Publishes the consumer’s dead letters again to their original subjects, oldest first, removing each once stored; at most 1000 per call (call again for the rest). Every consumer of a subject sees it again; those that applied it already skip it. A consumer unknown to this platform: 404 NOT_FOUND. Audited.',
         body: z.strictObject({ consumer: consumerName }),
         response: { 200: redriveResult, ...problems(400, 401, 404, 503) },
       },
