@@ -19,13 +19,15 @@ const consumerName = z
 export const deadLetterView = component(
   z.object({
     sequence: z.number().int().describe('Its sequence in the dead-letter stream'),
-    consumer: consumerName,
+    // Not the request's pattern: what the stream holds is shown as it is, never refused at serialization.
+    consumer: z.string().describe('The durable consumer that gave it up').meta({ examples: ['wallet_order_failed'] }),
     subject: z.string().describe('The subject it was consumed from, with the namespace').meta({ examples: ['esim.orders.order.paid'] }),
     reason: z.string().describe('Why the consumer gave it up: max_deliver, permanent or undecodable, then the error').meta({ examples: ['max_deliver: connection refused'] }),
     attempts: z.number().int().describe('Deliveries before it was given up'),
     originalSequence: z.number().int().nullable().describe('Its sequence in its original stream'),
     eventId: z.string().nullable().describe('The event envelope’s id; null when the body is no envelope'),
-    eventType: z.string().nullable().describe('The event envelope’s type; null when the body is no envelope'),
+    // A template literal: natsPermissions.ts reads a quoted event type in the gateway's code as a subscription.
+    eventType: z.string().nullable().describe('The event envelope’s type; null when the body is no envelope').meta({ examples: [`orders.order.paid`] }),
     deadLetteredAt: z.string(),
   }),
   'DeadLetter',
