@@ -79,9 +79,9 @@ export async function deadLetter(nc: NatsConnection, ns: Namespace, durable: str
  * their original subjects, oldest first, and removes each from the
  * dead-letter stream once JetStream stored the copy. Only the letters stored
  * when it starts: a letter given up on again during the redrive waits for
- * the next one. Every consumer of that
- * subject sees it again: consumers are idempotent (exactlyOnce skips an
- * event id it applied), so only the one that had failed acts on it.
+ * the next one. Every consumer of that subject sees it again: consumers are
+ * idempotent (exactlyOnce skips an event id it applied), so only the one
+ * that had failed acts on it.
  * Returns how many were redriven.
  */
 export async function redriveDeadLetters(options: { nc: NatsConnection; ns: Namespace; durable: string; limit?: number }): Promise<number> {
