@@ -6,6 +6,7 @@ import { connect, headers as natsHeaders, type NatsConnection } from '@nats-io/t
 import { deadLetterHeaders, namespace } from '@esim/events';
 import { newId } from '@esim/ids';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../packages/admin-cli/src/main.js';
 import { admin, call, expectInvalidField, expectProblem, platform, until, type Answer } from './support/client.js';
 
 const ns = namespace(platform.namespace);
@@ -151,5 +152,35 @@ describe('dead-letter routes refuse', () => {
     expect(unknown.body.detail).toBe('No consumer no_such_consumer on this platform.');
     const empty = await letters('?consumer=no_such_consumer');
     expect({ status: empty.status, body: empty.body }).toEqual({ status: 200, body: { data: [], pagination: { page: 1, limit: 20, total: 0, totalPages: 0 } } });
+  });
+});
+
+describe('esim-admin dead-letters', () => {
+  /** Runs the CLI in this process with --json and the platform's URL and token, capturing what it prints. */
+  async function cli(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    let stdout = '';
+    let stderr = '';
+    const write = { out: process.stdout.write.bind(process.stdout), err: process.stderr.write.bind(process.stderr) };
+    process.stdout.write = ((chunk: string) => ((stdout += chunk), true)) as typeof process.stdout.write;
+    process.stderr.write = ((chunk: string) => ((stderr += chunk), true)) as typeof process.stderr.write;
+    try {
+      const code = await main(['--json', '--url', platform.adminUrl, '--token', platform.adminToken, ...argv]);
+      return { code, stdout, stderr };
+    } finally {
+      process.stdout.write = write.out;
+      process.stderr.write = write.err;
+      process.exitCode = undefined;
+    }
+  }
+
+  it('when an operator lists and redrives from the shell, then the CLI prints the API’s answers and exits 0, or 2 for an unknown consumer', async () => {
+    const listed = await cli('dead-letters', 'list', '--consumer', 'no_such_consumer', '--limit', '5');
+    expect({ code: listed.code, body: JSON.parse(listed.stdout) }).toEqual({ code: 0, body: { data: [], pagination: { page: 1, limit: 5, total: 0, totalPages: 0 } } });
+    const redriven = await cli('dead-letters', 'redrive', consumer);
+    expect({ code: redriven.code, body: JSON.parse(redriven.stdout) }).toEqual({ code: 0, body: { redriven: expect.any(Number) } });
+    const unknown = await cli('dead-letters', 'redrive', 'no_such_consumer');
+    expect(unknown.code).toBe(2);
+    expect(JSON.parse(unknown.stdout)).toMatchObject({ status: 404, code: 'NOT_FOUND', detail: 'No consumer no_such_consumer on this platform.' });
+    expect(unknown.stderr).toMatch(/^esim-admin: /);
   });
 });
