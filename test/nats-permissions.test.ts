@@ -11,6 +11,7 @@ import { repoRoot } from '../scripts/launcher/supervisor.js';
 
 const withNats = services.filter((entry) => entry.needs.includes('nats'));
 const permissions = new Map(withNats.map((entry) => [entry.name, permissionsOf(entry)!]));
+const consumedTypes = [...new Set(withNats.flatMap((entry) => natsUsage(entry).durables.map(({ type }) => type)))].sort();
 
 describe('NATS permissions per service', () => {
   it('give every event a publisher whose user may publish its subject, and every consumer one to read from', () => {
@@ -33,15 +34,25 @@ describe('NATS permissions per service', () => {
     for (const entry of withNats) {
       const own = natsUsage(entry);
       const { publish } = permissions.get(entry.name)!;
+      // Besides its streams: its own durables' dead letters, and for the service that redrives, the events some durable consumes.
+      const redriven = own.redrives ? consumedTypes.map((type) => `esim.${type}`) : [];
       for (const subject of publish.filter((item) => item.startsWith('esim.'))) {
-        expect(own.publishes.some((stream) => streams[stream].subjects.some((s) => `esim.${s}` === subject)), `${entry.name} → ${subject}`).toBe(true);
+        const declared = own.publishes.some((stream) => streams[stream].subjects.some((s) => `esim.${s}` === subject));
+        const deadLetters = own.durables.some(({ durable }) => subject === `esim.deadletter.${durable}`);
+        expect(declared || deadLetters || redriven.includes(subject), `${entry.name} → ${subject}`).toBe(true);
       }
       for (const rule of publish.filter((item) => item.startsWith('$JS.API.CONSUMER') || item.startsWith('$JS.ACK'))) {
-        expect(own.durables.some(({ durable }) => rule.includes(`.esim_${durable}`)), `${entry.name} → ${rule}`).toBe(true);
+        // The redriving service reads any consumer's info (is it known?) and runs its own readers on the dead letters.
+        const redriveRule = own.redrives && (/^\$JS\.API\.CONSUMER\.INFO\.ESIM_[A-Z_]+\.\*$/.test(rule) || rule.includes('.ESIM_DEAD_LETTERS.'));
+        expect(own.durables.some(({ durable }) => rule.includes(`.esim_${durable}`)) || redriveRule, `${entry.name} → ${rule}`).toBe(true);
       }
     }
-    // The money path: only the orders service publishes order events, only the wallet wallet events.
-    expect(permissions.get('gateway')!.publish.filter((item) => item.startsWith('esim.'))).toEqual([]);
+    // The money path: only the orders service publishes order events, only the wallet wallet events. The gateway
+    // publishes its audit entries, and the exact events a durable consumes only to redrive them (docs/decisions.md).
+    expect(permissions.get('gateway')!.publish.filter((item) => item.startsWith('esim.') && !item.startsWith('esim.deadletter.'))).toEqual(
+      ['esim.audit.>', ...consumedTypes.filter((type) => !type.startsWith('audit.')).map((type) => `esim.${type}`)].sort(),
+    );
+    expect(permissions.get('gateway')!.publish.filter((item) => item.endsWith('.>') && item.startsWith('esim.'))).toEqual(['esim.audit.>']);
     expect(withNats.filter((entry) => permissions.get(entry.name)!.publish.includes('esim.wallet.>')).map((entry) => entry.name)).toEqual(['wallet']);
   });
 

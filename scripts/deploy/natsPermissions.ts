@@ -41,13 +41,15 @@ export function natsUsage(entry: ServiceEntry) {
   const durables = [...code.matchAll(/durable:\s*'([a-z_]+)',\s*type:\s*'([a-z._]+)'/g)].map((m) => ({ durable: m[1]!, type: m[2]! }));
   const referenced = Object.keys(events).filter((type) => code.includes(`'${type}'`));
   const subscribed = [...code.matchAll(/\.subscribe\(ns\.subject\('([a-z._]+)'\)/g)].map((m) => m[1]!);
-  return { publishes, durables, referenced, subscribed };
+  // The operator's dead-letter routes (the gateway's admin API): reading and redriving every consumer's letters.
+  const redrives = /\bredriveDeadLetters\(/.test(code);
+  return { publishes, durables, referenced, subscribed, redrives };
 }
 
 /** The user `entry` connects as: publish and subscribe allow-lists under `ns` (PLATFORM_NAMESPACE). */
 export function permissionsOf(entry: ServiceEntry, ns = 'esim'): ServicePermissions | undefined {
   if (!entry.needs.includes('nats')) return undefined;
-  const { publishes, durables, referenced, subscribed } = natsUsage(entry);
+  const { publishes, durables, referenced, subscribed, redrives } = natsUsage(entry);
   const streamName = (stream: string) => `${ns.toUpperCase()}_${stream}`;
   const publish = new Set<string>(['$JS.API.INFO']);
   const subscribe = new Set<string>(['_INBOX.>']);
@@ -64,7 +66,12 @@ export function permissionsOf(entry: ServiceEntry, ns = 'esim'): ServicePermissi
     publish.add(`$JS.API.CONSUMER.CREATE.${stream}.${name}.>`);
     publish.add(`$JS.API.CONSUMER.MSG.NEXT.${stream}.${name}`);
     publish.add(`$JS.ACK.${stream}.${name}.>`);
+    // What a consumer gives up on it copies to the dead-letter stream (creating it on first start), under its own name only.
+    publish.add(`${ns}.deadletter.${durable}`);
   }
+  const deadLetters = streamName('DEAD_LETTERS');
+  if (durables.length > 0 || redrives) for (const verb of ['INFO', 'CREATE']) publish.add(`$JS.API.STREAM.${verb}.${deadLetters}`);
+  if (redrives) for (const rule of redrivePermissions(ns, publishes)) publish.add(rule);
   // Core subscriptions (cache refreshes, credential evictions): events it subscribes to by name, and
   // events of streams it does not publish that its code names (a subscription through a variable).
   for (const type of subscribed) subscribe.add(`${ns}.${type}`);
@@ -72,6 +79,29 @@ export function permissionsOf(entry: ServiceEntry, ns = 'esim'): ServicePermissi
     if (!publishes.includes(events[type as keyof typeof events].stream)) subscribe.add(`${ns}.${type}`);
   }
   return { service: entry.name, publish: [...publish].sort(), subscribe: [...subscribe].sort() };
+}
+
+/**
+ * Listing reads the dead-letter stream by direct gets; a redrive reads it
+ * with an ordered consumer, publishes each letter again to its original
+ * subject and deletes it. Those subjects are the events some durable
+ * consumes, each by its exact name (never a stream's wildcard). Telling a
+ * known consumer asks each stream of the namespace for the durable's info.
+ */
+function redrivePermissions(ns: string, publishes: StreamName[]): string[] {
+  const streamName = (stream: string) => `${ns.toUpperCase()}_${stream}`;
+  const deadLetters = streamName('DEAD_LETTERS');
+  const consumed = new Set(services.filter((entry) => entry.needs.includes('nats')).flatMap((entry) => natsUsage(entry).durables.map(({ type }) => type)));
+  return [
+    `$JS.API.STREAM.MSG.GET.${deadLetters}`,
+    `$JS.API.STREAM.MSG.DELETE.${deadLetters}`,
+    `$JS.API.CONSUMER.CREATE.${deadLetters}.>`,
+    `$JS.API.CONSUMER.INFO.${deadLetters}.*`,
+    `$JS.API.CONSUMER.MSG.NEXT.${deadLetters}.*`,
+    `$JS.API.CONSUMER.DELETE.${deadLetters}.*`,
+    ...Object.keys(streams).map((stream) => `$JS.API.CONSUMER.INFO.${streamName(stream)}.*`),
+    ...[...consumed].filter((type) => !publishes.includes(events[type as keyof typeof events].stream)).map((type) => `${ns}.${type}`),
+  ];
 }
 
 /** The nats-server `authorization` block: one user per service, passwords from the environment of the NATS server. */

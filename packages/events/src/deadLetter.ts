@@ -1,6 +1,7 @@
 import { metrics } from '@opentelemetry/api';
-import { DeliverPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
+import { DeliverPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager, type JsMsg, type MsgRequest, type NextMsgRequest } from '@nats-io/jetstream';
 import { headers as natsHeaders, nanos, type NatsConnection } from '@nats-io/nats-core';
+import { streams, type StreamName } from './contracts.js';
 import { isJetStreamApiError } from './jsErrors.js';
 import type { Namespace } from './namespace.js';
 
@@ -76,9 +77,11 @@ export async function deadLetter(nc: NatsConnection, ns: Namespace, durable: str
 /**
  * Publishes the dead letters of `durable` (without the namespace) again to
  * their original subjects, oldest first, and removes each from the
- * dead-letter stream once JetStream stored the copy. Every consumer of that
- * subject sees it again: consumers are idempotent (exactlyOnce skips an
- * event id it applied), so only the one that had failed acts on it.
+ * dead-letter stream once JetStream stored the copy. Only the letters stored
+ * when it starts: a letter given up on again during the redrive waits for
+ * the next one. Every consumer of that subject sees it again: consumers are
+ * idempotent (exactlyOnce skips an event id it applied), so only the one
+ * that had failed acts on it.
  * Returns how many were redriven.
  */
 export async function redriveDeadLetters(options: { nc: NatsConnection; ns: Namespace; durable: string; limit?: number }): Promise<number> {
@@ -88,24 +91,37 @@ export async function redriveDeadLetters(options: { nc: NatsConnection; ns: Name
   await ensureDeadLetterStream(nc, ns);
   const jsm = await jetstreamManager(nc);
   const js = jetstream(nc);
-  const reader = await js.consumers.get(stream, { filter_subjects: ns.subject(`deadletter.${options.durable}`), deliver_policy: DeliverPolicy.All });
+  // Only the letters stored before the redrive began: one its consumer gives up on again (the cause is not
+  // fixed, an undecodable body) lands behind this mark, and redriving it in turn would loop until the limit.
+  const subject = ns.subject(`deadletter.${options.durable}`);
+  const { state } = await jsm.streams.info(stream, { subjects_filter: subject });
+  const lastSeq = state.last_seq;
+  if (Object.values(state.subjects ?? {}).every((n) => n === 0)) return 0;
+  const reader = await js.consumers.get(stream, { filter_subjects: subject, deliver_policy: DeliverPolicy.All });
   let count = 0;
+  let done = false;
   try {
-    while (count < limit) {
+    while (count < limit && !done) {
       const batch = await reader.fetch({ max_messages: Math.min(100, limit - count), expires: 1_000 });
       let seen = 0;
       for await (const letter of batch) {
         seen += 1;
-        const subject = letter.headers?.get(deadLetterHeaders.subject);
-        if (!subject) continue;
+        if (letter.seq > lastSeq) {
+          done = true;
+          break;
+        }
+        const original = letter.headers?.get(deadLetterHeaders.subject);
+        if (!original) continue;
         const h = natsHeaders();
         for (const [key, values] of letter.headers ?? []) if (values[0] !== undefined && !key.startsWith('Esim-Dead-') && !key.startsWith('Nats-')) h.set(key, values[0]);
         // A fresh id: the original's Nats-Msg-Id may still be inside the duplicate window.
-        await js.publish(subject, letter.data, { headers: h, msgID: `redrive:${stream}:${letter.seq}`, timeout: 5_000 });
+        await js.publish(original, letter.data, { headers: h, msgID: `redrive:${stream}:${letter.seq}`, timeout: 5_000 });
         await jsm.streams.deleteMessage(stream, letter.seq, false);
         redriven.add(1, { consumer: options.durable });
         count += 1;
-        if (count >= limit) break;
+        // None left behind this one: done now rather than after the fetch's expiry.
+        if (letter.info.pending === 0) done = true;
+        if (count >= limit || done) break;
       }
       if (seen === 0) break;
     }
@@ -121,4 +137,109 @@ export async function countDeadLetters(nc: NatsConnection, ns: Namespace, durabl
   const jsm = await jetstreamManager(nc);
   const info = await jsm.streams.info(ns.stream(deadLetterStream), { subjects_filter: ns.subject(`deadletter.${durable}`) });
   return Object.values(info.state.subjects ?? {}).reduce((a, b) => a + b, 0);
+}
+
+/** A dead letter as an operator reads it: where it came from and why, never its body (events carry e-mails, activation codes, sealed secrets). */
+export interface DeadLetterSummary {
+  /** Its sequence in the dead-letter stream. */
+  sequence: number;
+  consumer: string;
+  /** The subject it was consumed from, with the namespace (`esim.orders.order.paid`). */
+  subject: string;
+  reason: string;
+  attempts: number;
+  /** Its sequence in its original stream. */
+  originalSequence: number | null;
+  /** The envelope's id and type when the body is an event envelope; null for a body that is not. */
+  eventId: string | null;
+  eventType: string | null;
+  deadLetteredAt: string;
+}
+
+const reasonShownMax = 500;
+
+/** What `describeDeadLetter` reads of a stored dead letter. */
+export interface StoredDeadLetter {
+  seq: number;
+  subject: string;
+  time: Date;
+  header: { get(key: string): string };
+  data: Uint8Array;
+}
+
+const wholeNumber = (text: string): number | null => (/^[0-9]{1,15}$/.test(text) ? Number(text) : null);
+
+/** The envelope's id and type only: nothing else of the body leaves this function. */
+function envelopeIdentity(data: Uint8Array): { eventId: string | null; eventType: string | null } {
+  try {
+    const body: unknown = JSON.parse(new TextDecoder().decode(data));
+    if (typeof body !== 'object' || body === null) return { eventId: null, eventType: null };
+    const { id, type } = body as { id?: unknown; type?: unknown };
+    const text = (value: unknown) => (typeof value === 'string' && value.length > 0 && value.length <= 200 ? value : null);
+    return { eventId: text(id), eventType: text(type) };
+  } catch {
+    return { eventId: null, eventType: null };
+  }
+}
+
+/** Maps a stored dead letter to its summary; the consumer falls back to the subject's last token (`deadletter.<durable>`). */
+export function describeDeadLetter(letter: StoredDeadLetter): DeadLetterSummary {
+  const h = (key: string) => letter.header.get(key) ?? '';
+  return {
+    sequence: letter.seq,
+    consumer: h(deadLetterHeaders.consumer) || (letter.subject.split('.').at(-1) ?? ''),
+    subject: h(deadLetterHeaders.subject),
+    reason: h(deadLetterHeaders.reason).slice(0, reasonShownMax),
+    attempts: wholeNumber(h(deadLetterHeaders.attempts)) ?? 0,
+    originalSequence: wholeNumber(h(deadLetterHeaders.streamSequence)),
+    ...envelopeIdentity(letter.data),
+    deadLetteredAt: letter.time.toISOString(),
+  };
+}
+
+/**
+ * One page of the namespace's dead letters (of `durable`, or of every
+ * consumer), oldest first as a redrive replays them. Read with direct
+ * message gets, no consumer: each step asks for the next stored sequence on
+ * the subject, so the cost is the page's depth, bounded by the stream's
+ * 30 days.
+ */
+export async function listDeadLetters(options: { nc: NatsConnection; ns: Namespace; durable?: string; offset: number; limit: number }): Promise<{ letters: DeadLetterSummary[]; total: number }> {
+  const { nc, ns, offset, limit } = options;
+  await ensureDeadLetterStream(nc, ns);
+  const jsm = await jetstreamManager(nc);
+  const stream = ns.stream(deadLetterStream);
+  const subject = ns.subject(`deadletter.${options.durable ?? '>'}`);
+  const info = await jsm.streams.info(stream, options.durable === undefined ? undefined : { subjects_filter: subject });
+  const total = options.durable === undefined ? info.state.messages : Object.values(info.state.subjects ?? {}).reduce((a, b) => a + b, 0);
+  const letters: DeadLetterSummary[] = [];
+  if (offset >= total) return { letters, total };
+  // STREAM.MSG.GET takes next_by_subj (nats-server 2.9 and later); the client types it for direct gets only.
+  const next = (seq: number) => ({ seq, next_by_subj: subject }) as NextMsgRequest as MsgRequest;
+  let seq = info.state.first_seq;
+  for (let index = 0; index < offset + limit; index++) {
+    const stored = await jsm.streams.getMessage(stream, next(seq));
+    if (!stored) break;
+    if (index >= offset) letters.push(describeDeadLetter(stored));
+    seq = stored.seq + 1;
+  }
+  return { letters, total };
+}
+
+/**
+ * Whether `durable` (without the namespace) names a consumer of this
+ * platform: a durable on one of its streams, or one with dead letters
+ * waiting (a consumer since removed can still have its letters redriven).
+ */
+export async function isKnownConsumer(nc: NatsConnection, ns: Namespace, durable: string): Promise<boolean> {
+  const jsm = await jetstreamManager(nc);
+  for (const name of Object.keys(streams) as StreamName[]) {
+    try {
+      await jsm.consumers.info(ns.stream(name), ns.durable(durable));
+      return true;
+    } catch (error) {
+      if (!isJetStreamApiError(error, 'consumerNotFound') && !isJetStreamApiError(error, 'streamNotFound')) throw error;
+    }
+  }
+  return (await countDeadLetters(nc, ns, durable)) > 0;
 }

@@ -1,9 +1,20 @@
 export { events, streams, partnerOrderView, partnerEsimView, partnerBundleView, ledgerEntryView, partnerNotification, type PartnerNotification, type EventEnvelope, type EventData, type EventType, type StreamName } from './contracts.js';
 export { namespace, type Namespace } from './namespace.js';
 export { connectNats, ensureStreams, natsConnectOptions, type NatsConnection, type NatsSecurity, type StreamOptions } from './nats.js';
-export { enqueueEvent, startOutboxRelay, type OutboxRelay } from './outbox.js';
+export { enqueueEvent, publishEvent, startOutboxRelay, type OutboxRelay } from './outbox.js';
 export { startConsumer, exactlyOnce, defaultRetry, PermanentEventError, type ConsumerSpec, type RunningConsumer } from './consumer.js';
 export { retryDelayMs, shortestRetryDelayMs, type RetryPolicy } from './retry.js';
-export { deadLetterStream, deadLetterHeaders, redriveDeadLetters, countDeadLetters, type DeadLetterReason } from './deadLetter.js';
+export {
+  deadLetterStream,
+  deadLetterHeaders,
+  redriveDeadLetters,
+  countDeadLetters,
+  listDeadLetters,
+  describeDeadLetter,
+  isKnownConsumer,
+  type DeadLetterReason,
+  type DeadLetterSummary,
+  type StoredDeadLetter,
+} from './deadLetter.js';
 export { isJetStreamApiError, jetStreamErrorCodes } from './jsErrors.js';
 export { migrateEventTables, pendingEventTableMigrations } from './tables.js';

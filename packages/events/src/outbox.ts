@@ -37,6 +37,22 @@ export async function enqueueEvent<T extends EventType>(db: Queryable, schema: s
   return envelope.id;
 }
 
+/**
+ * Publishes an event straight to JetStream, for a service with no database
+ * and so no outbox (the gateway's own operator actions). There is no state
+ * change to commit it with: the caller publishes after its effect, and
+ * `Nats-Msg-Id` = event id makes a retried publish land once.
+ */
+export async function publishEvent<T extends EventType>(nc: NatsConnection, ns: Namespace, type: T, data: EventData<T>): Promise<string> {
+  const envelope: EventEnvelope<T> = { id: newId('evt'), type, occurredAt: new Date().toISOString(), data: events[type].data.parse(data) as EventData<T> };
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  const h = natsHeaders();
+  for (const [key, value] of Object.entries(carrier)) h.set(key, value);
+  await jetstream(nc).publish(ns.subject(type), JSON.stringify(envelope), { msgID: envelope.id, headers: h, timeout: 5_000 });
+  return envelope.id;
+}
+
 /** The LISTEN/NOTIFY channel that wakes a schema's relay as soon as an event commits. */
 const outboxChannel = (schema: string) => `${schema}_outbox`;
 

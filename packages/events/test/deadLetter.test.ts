@@ -1,7 +1,7 @@
 // Protects "no order left behind": a message its consumer gives up on is kept in the namespace's dead-letter stream (never just terminated), can be redriven once the cause is fixed, and a consumer whose settings cannot be applied refuses to start.
 import { AckPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
-import { countDeadLetters, deadLetterHeaders, deadLetterStream, ensureStreams, exactlyOnce, redriveDeadLetters, startConsumer, type EventEnvelope, type RunningConsumer } from '@esim/events';
+import { countDeadLetters, deadLetterHeaders, deadLetterStream, ensureStreams, exactlyOnce, PermanentEventError, redriveDeadLetters, startConsumer, type EventEnvelope, type RunningConsumer } from '@esim/events';
 import { newId } from '@esim/ids';
 import { createLogger } from '@esim/telemetry';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -82,6 +82,19 @@ describe('dead letters', () => {
     expect(await applied()).toEqual(events.map((e) => e.id).sort());
     expect(await countDeadLetters(infra.nc, infra.ns, 'redriven')).toBe(0);
     expect(await redriveDeadLetters({ nc: infra.nc, ns: infra.ns, durable: 'redriven' })).toBe(0);
+  });
+
+  it('when the consumer gives a redriven letter up again at once, then the redrive replays each stored letter once and the new copy waits', async () => {
+    let calls = 0;
+    await consume('hopeless', async () => {
+      calls += 1;
+      throw new PermanentEventError('never');
+    });
+    await publish(envelope('plan_hopeless'));
+    await until(async () => ((await countDeadLetters(infra.nc, infra.ns, 'hopeless')) === 1 ? true : undefined), 'the first dead letter');
+    expect(await redriveDeadLetters({ nc: infra.nc, ns: infra.ns, durable: 'hopeless' })).toBe(1);
+    await until(async () => ((await countDeadLetters(infra.nc, infra.ns, 'hopeless')) === 1 && calls === 2 ? true : undefined), 'the letter given up again');
+    expect(calls).toBe(2);
   });
 });
 

@@ -19,6 +19,7 @@ import { adminComponents, publicComponents } from './http/components.js';
 import { createApp } from './http/createApp.js';
 import { serveWebApp } from './http/staticApps.js';
 import { adminAuditRoute } from './routes/admin/audit.js';
+import { adminDeadLetterRoutes } from './routes/admin/deadLetters.js';
 import { adminEsimRoutes } from './routes/admin/esims.js';
 import { adminKeyRoutes } from './routes/admin/keys.js';
 import { adminOrderRoutes } from './routes/admin/orders.js';
@@ -142,7 +143,7 @@ export async function buildGateway({ config, logger, nc, ns: subjects, consume, 
     name: 'admin',
     components: adminComponents,
     title: 'Admin API',
-    description: 'Operator API: partner review, keys, plans, wallets, orders and the audit log. Every mutating call is audited with the optional X-Operator header.',
+    description: 'Operator API: partner review, keys, plans, wallets, orders, dead letters and the audit log. Every mutating call is audited with the optional X-Operator header.',
     securitySchemes: { adminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' } },
   });
   await adminApp.register(
@@ -159,6 +160,7 @@ export async function buildGateway({ config, logger, nc, ns: subjects, consume, 
       adminOrderRoutes(admin, { orders });
       adminEsimRoutes(admin, { orders });
       adminWebhookDeliveryRoutes(admin, { webhooks });
+      adminDeadLetterRoutes(admin, { nc, ns: subjects });
     },
     { prefix: '/admin/v1' },
   );
@@ -171,6 +173,8 @@ export async function buildGateway({ config, logger, nc, ns: subjects, consume, 
 export const gatewayService = defineService({
   name: 'gateway',
   config: readConfig,
+  // AUDIT for an operator's dead-letter redrive: the one action the gateway carries out itself.
+  publishes: ['AUDIT'],
   async start(context) {
     const { publicApp, adminApp, markShuttingDown } = await buildGateway(context);
     const { config } = context;

@@ -6,7 +6,7 @@ import { pageFooter, print, table } from '../output.js';
 const deliveryStatuses = ['pending', 'succeeded', 'failed', 'no_endpoint'];
 const auditColumns = ['createdAt', 'action', 'target', 'operator', 'details'];
 
-/** deliveries list / retry (contract §9) and audit tail (§10). */
+/** deliveries list / retry (contract §9), dead-letters list / redrive (#14) and audit tail (§10). */
 export function operationCommands(program: Command): void {
   const deliveries = program.command('deliveries').description('webhook deliveries of every partner');
   deliveries
@@ -29,6 +29,29 @@ export function operationCommands(program: Command): void {
       action(async ({ conn, out }, id: string) => {
         const delivery = await call(conn, 'POST', `/webhook-deliveries/${encode(id)}/retry`);
         print(out, delivery, () => `${delivery.id} is ${delivery.status} (attempt ${delivery.attempts})`);
+      }),
+    );
+
+  const deadLetters = program.command('dead-letters').description('events consumers gave up on (issue #14)');
+  deadLetters
+    .command('list')
+    .description('oldest first; never the event body')
+    .option('--consumer <durable>', 'one consumer only')
+    .option('--page <n>', 'page number', positiveInteger)
+    .option('--limit <n>', 'rows per page (1–100)', positiveInteger)
+    .action(
+      action(async ({ conn, out }, options: { consumer?: string; page?: number; limit?: number }) => {
+        const page = await call(conn, 'GET', `/dead-letters${pageParams(options, { consumer: options.consumer })}`);
+        print(out, page, () => table(page.data, ['sequence', 'consumer', 'eventType', 'eventId', 'attempts', 'reason', 'deadLetteredAt']) + pageFooter(page.pagination));
+      }),
+    );
+  deadLetters
+    .command('redrive <durable>')
+    .description('publish the consumer’s dead letters again, once the cause is fixed')
+    .action(
+      action(async ({ conn, out }, consumer: string) => {
+        const result = await call(conn, 'POST', '/dead-letters/redrive', { consumer });
+        print(out, result, () => `${result.redriven} dead letter(s) of ${consumer} redriven`);
       }),
     );
 

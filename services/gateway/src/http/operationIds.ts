@@ -54,6 +54,8 @@ const named: Record<string, string> = {
   'GET /admin/v1/esims/{iccid}': 'getEsim',
   'GET /admin/v1/webhook-deliveries': 'listWebhookDeliveries',
   'POST /admin/v1/webhook-deliveries/{id}/retry': 'retryWebhookDelivery',
+  'GET /admin/v1/dead-letters': 'listDeadLetters',
+  'POST /admin/v1/dead-letters/redrive': 'redriveDeadLetters',
 };
 
 const verbs: Record<string, string> = { GET: 'get', POST: 'post', PUT: 'put', PATCH: 'update', DELETE: 'delete' };
