@@ -183,6 +183,15 @@ export const events = {
     stream: 'PARTNERS',
     data: z.object({ partnerId: z.string(), prefixes: z.array(z.string()) }),
   },
+  /**
+   * A partner's webhook URL or signing secret changed (approval, rotation, a
+   * URL set or cleared): webhook senders drop their cached endpoint. Carries
+   * no URL and no secret; the next attempt asks the partners service.
+   */
+  'partners.webhook_endpoint.changed': {
+    stream: 'PARTNERS',
+    data: z.object({ partnerId: z.string() }),
+  },
   'catalog.plan.changed': {
     stream: 'CATALOG',
     data: z.object({ planId: z.string(), active: z.boolean() }),

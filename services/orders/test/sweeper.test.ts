@@ -1,10 +1,10 @@
-// Protects the sweeper that settles orders left 'pending' by a crash or a wallet outage: the wallet's reservation decides, each order is settled once, and a request still paying is never raced.
+// Protects the sweeper that settles orders left 'pending' by a crash or a wallet outage: the wallet's reservation decides, each order is settled once, a request still paying is left alone, and one that outlives the sweep age never leaves money held for no order.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { devTlsFiles } from '@esim/grpc';
 import { createLogger } from '@esim/telemetry';
 import { walletClient, type Wallet } from '../src/clients/wallet.js';
 import type { OrdersDeps } from '../src/domain/deps.js';
-import { settlePendingOrders } from '../src/domain/settlePendingOrders.js';
+import { minimumPendingAgeMs, settlePendingOrders, type SweepResult } from '../src/domain/settlePendingOrders.js';
 import { createTestEnv, eventually, orderRequest, type OrdersClient, type TestEnv } from './support/testEnv.js';
 import type { ReserveMode } from './support/fakeWallet.js';
 import { ordersV1 } from '@esim/proto';
@@ -54,6 +54,9 @@ async function pendingOrder(mode: ReserveMode, ageMs = 3_600_000) {
   );
   return { partnerId, request, id: row!.id };
 }
+
+/** Backdates an order past every sweep age, as if its request had been paying for an hour. */
+const age = (id: string) => env.query(`UPDATE orders.orders SET created_at = now() - interval '1 hour' WHERE id = $1`, [id]);
 
 const statusOf = async (id: string) => (await env.query<{ status: string }>('SELECT status FROM orders.orders WHERE id = $1', [id]))[0]?.status;
 
@@ -107,20 +110,61 @@ describe('settlePendingOrders', () => {
     expect(await statusOf(id)).toBe('processing');
   });
 
-  it('when another transaction holds the order (a request still paying), then the sweeper skips it', async () => {
-    const { id } = await pendingOrder('down');
-    const holder = await env.pool.connect();
+  it('when the pending order is younger than the Reserve deadline plus its margin, then a shorter configured age does not make it the sweeper\'s', async () => {
+    const { id } = await pendingOrder('down', minimumPendingAgeMs - 3_000);
+    const result = await settlePendingOrders(deps, { olderThanMs: 1_000, maxOrders: 100 });
+    expect([...result.completed, ...result.dropped]).not.toContain(id);
+    expect(await statusOf(id)).toBe('pending');
+  });
+
+  it('when the sweeper drops an order whose Reserve then debits (a request outliving the sweep age), then the request releases the debit, answers UNAVAILABLE and a retry is a new order', async () => {
+    const partnerId = env.partner(10_000);
+    const request = orderRequest(partnerId, plan.id);
+    let swept: SweepResult | undefined;
+    env.wallet.onReserve = async (call, phase) => {
+      if (phase !== 'before') return;
+      await age(call.orderId);
+      swept = await settlePendingOrders(deps, sweep);
+    };
     try {
-      await holder.query('BEGIN');
-      await holder.query('SELECT id FROM orders.orders WHERE id = $1 FOR UPDATE', [id]);
-      const result = await settlePendingOrders(deps, sweep);
-      expect([...result.completed, ...result.dropped]).not.toContain(id);
-      expect(await statusOf(id)).toBe('pending');
+      await expect(client.createOrder(request)).rejects.toMatchObject({ code: 'UNAVAILABLE' });
     } finally {
-      await holder.query('ROLLBACK');
-      holder.release();
+      env.wallet.onReserve = undefined;
     }
-    expect((await settlePendingOrders(deps, sweep)).dropped).toContain(id);
+    const dropped = env.wallet.reserveCalls.find((call) => call.partnerId === partnerId)!.orderId;
+    expect(swept!.dropped).toEqual([dropped]);
+    expect(await statusOf(dropped)).toBeUndefined();
+    expect(await env.outboxFor(dropped)).toEqual([]);
+    expect(env.wallet.refundCalls.filter((call) => call.orderId === dropped)).toHaveLength(1);
+    expect(env.wallet.reservations.get(dropped)?.state).toBe('released');
+    expect(env.wallet.balanceOf(partnerId)).toBe(10_000);
+
+    const created = await client.createOrder(request);
+    expect(created).toMatchObject({ replayed: false, walletBalance: BigInt(10_000 - price), order: { partnerId, status: S.PROCESSING } });
+    expect(created.order!.id).not.toBe(dropped);
+  });
+
+  it('when the sweeper confirms an order while its request is still answering, then the request answers that order and the events are written once', async () => {
+    const partnerId = env.partner(10_000);
+    const request = orderRequest(partnerId, plan.id);
+    let swept: SweepResult | undefined;
+    env.wallet.onReserve = async (call, phase) => {
+      if (phase !== 'after') return;
+      await age(call.orderId);
+      swept = await settlePendingOrders(deps, sweep);
+    };
+    let created;
+    try {
+      created = await client.createOrder(request);
+    } finally {
+      env.wallet.onReserve = undefined;
+    }
+    const id = created.order!.id;
+    expect(swept!.completed).toEqual([id]);
+    expect(created).toMatchObject({ replayed: false, walletBalance: BigInt(10_000 - price), order: { id, status: S.PROCESSING } });
+    expect((await env.outboxFor(id)).map((event) => event.subject)).toEqual(['orders.order.paid', 'partner.notification']);
+    expect(env.wallet.reserveCalls.filter((call) => call.orderId === id)).toHaveLength(1);
+    expect(env.wallet.refundCalls.filter((call) => call.orderId === id)).toEqual([]);
   });
 
   it('when two sweepers run at once, then every pending order is settled exactly once', async () => {

@@ -103,6 +103,30 @@ describe('accounts', () => {
   });
 });
 
+describe('webhook endpoint changes', () => {
+  const changes = async (partnerId: string) =>
+    (
+      await env.query<{ payload: { data: unknown } }>(
+        `SELECT payload FROM partners.outbox WHERE subject = 'partners.webhook_endpoint.changed' AND payload->'data'->>'partnerId' = $1 ORDER BY seq`,
+        [partnerId],
+      )
+    ).map((row) => row.payload.data);
+
+  it('when a partner is approved, its secret rotated or its URL changed, then each writes partners.webhook_endpoint.changed with the partner id only; an unchanged URL or a tier change does not', async () => {
+    const partner = await approvedPartner();
+    expect(await changes(partner.id)).toEqual([{ partnerId: partner.id }]);
+    await client.rotateWebhookSecret({ id: partner.id, audit });
+    expect(await changes(partner.id)).toHaveLength(2);
+    await client.updatePartner({ id: partner.id, webhookUrl: 'https://hooks.example.com/a' });
+    expect(await changes(partner.id)).toHaveLength(3);
+    await client.updatePartner({ id: partner.id, webhookUrl: 'https://hooks.example.com/a' });
+    await client.updatePartner({ id: partner.id, tier: 'standard', audit });
+    expect(await changes(partner.id)).toHaveLength(3);
+    await client.updatePartner({ id: partner.id, clearWebhookUrl: true });
+    expect(await changes(partner.id)).toEqual(Array.from({ length: 4 }, () => ({ partnerId: partner.id })));
+  });
+});
+
 describe('keys', () => {
   it('when a key is issued, then the mailed key has the shared format and the credential the gateway gets verifies it', async () => {
     const partner = await approvedPartner();

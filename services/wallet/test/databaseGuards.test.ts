@@ -99,6 +99,22 @@ describe('the ledger tables refuse', () => {
     expect(error).toMatchObject({ code: '23503', constraint: 'ledger_entries_chain' });
   });
 
+  it('when an entry follows another partner\'s entry, then the chain key refuses it', async () => {
+    const other = await fundedPartner(client, 500);
+    const partnerId = await fundedPartner(client, 500);
+    const [tail] = await env.query<{ last_entry_id: string }>('SELECT last_entry_id FROM wallet.wallets WHERE partner_id = $1', [other]);
+    const error = await refusal((db) => appendBySql(db, partnerId, { type: 'adjustment', amount: 1, prevEntryId: tail!.last_entry_id, balanceBefore: 500 }));
+    expect(error).toMatchObject({ code: '23503', constraint: 'ledger_entries_chain' });
+  });
+
+  it('when a wallet points at another partner\'s entry, then the head key refuses it at commit', async () => {
+    const other = await fundedPartner(client, 700);
+    const partnerId = await fundedPartner(client, 500);
+    const [tail] = await env.query<{ last_entry_id: string }>('SELECT last_entry_id FROM wallet.wallets WHERE partner_id = $1', [other]);
+    const error = await refusal((db) => db.query('UPDATE wallet.wallets SET last_entry_id = $2, balance = 700 WHERE partner_id = $1', [partnerId, tail!.last_entry_id]));
+    expect(error).toMatchObject({ code: '23503', constraint: 'wallets_balance_is_last_entry' });
+  });
+
   it('when an entry forks the chain or starts a second one, then it is a unique violation', async () => {
     const partnerId = await fundedPartner(client, 500);
     await client.adjust({ partnerId, amount: 10n, reason: 'second entry' });

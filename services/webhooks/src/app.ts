@@ -4,6 +4,8 @@ import { createClient } from '@esim/grpc';
 import { partnersV1, webhooksV1 } from '@esim/proto';
 import { defineService, grpcBinding } from '@esim/service';
 import { readConfig } from './config.js';
+import { endpointCache } from './delivery/endpointCache.js';
+import { startEndpointChanges } from './delivery/endpointChanges.js';
 import { startDeliveryWorker } from './delivery/worker.js';
 import { attemptDelivery, type AttemptDeps } from './domain/attemptDelivery.js';
 import { recordEvent } from './domain/recordEvent.js';
@@ -21,14 +23,20 @@ export const webhooksService = defineService({
   postgres: { schema: 'webhooks', migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)) },
   // PARTNER_EVENTS for the test event, AUDIT for an operator's retry.
   publishes: ['PARTNER_EVENTS', 'AUDIT'],
-  async start({ config, logger, pool, consume, own, grpcTls }) {
+  async start({ config, logger, pool, consume, own, grpcTls, nc, ns }) {
     const partners = createClient(partnersV1.PartnersService, config.PARTNERS_ADDR, { tls: grpcTls() });
-    const deps: AttemptDeps = {
-      pool,
-      endpointOf: async (partnerId) => {
+    const endpoints = endpointCache(
+      async (partnerId) => {
         const { url, sealedSecret } = await partners.getWebhookEndpoint({ partnerId }, { deadlineMs: endpointLookupMs });
         return { url, sealedSecret };
       },
+      { ttlMs: config.WEBHOOK_ENDPOINT_CACHE_MS },
+    );
+    // Subscribed before the worker starts: no attempt can fill the cache before a change could drop it.
+    own('endpoint changes', startEndpointChanges({ nc, ns, cache: endpoints, logger }));
+    const deps: AttemptDeps = {
+      pool,
+      endpointOf: (partnerId) => endpoints.get(partnerId),
       dataKey: parseDataKey(config.DATA_ENCRYPTION_KEY),
       schedule: config.WEBHOOK_RETRY_SCHEDULE,
       timeoutMs: config.WEBHOOK_TIMEOUT_MS,

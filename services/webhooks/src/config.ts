@@ -38,6 +38,12 @@ const schema = z
     WEBHOOK_POLL_MS: count(10, 60_000, 200),
     /** How long an idle worker that listens for new deliveries sleeps at most (the safety net; retries wake it when due). */
     WEBHOOK_IDLE_POLL_MS: count(100, 3_600_000, 5_000),
+    /**
+     * How long a partner's endpoint (URL, sealed secret) is kept between
+     * lookups; a change event drops it at once, so this is only the backstop
+     * for a missed event. 0 asks the partners service at every attempt.
+     */
+    WEBHOOK_ENDPOINT_CACHE_MS: count(0, 3_600_000, 60_000),
   })
   .transform((env) => ({ ...env, WEBHOOK_ALLOW_INSECURE_URLS: env.WEBHOOK_ALLOW_INSECURE_URLS ?? env.NODE_ENV !== 'production' }));
 

@@ -19,6 +19,7 @@ describe('webhooks config', () => {
       WEBHOOK_PARTNER_CONCURRENCY: 4,
       WEBHOOK_POLL_MS: 200,
       WEBHOOK_IDLE_POLL_MS: 5_000,
+      WEBHOOK_ENDPOINT_CACHE_MS: 60_000,
     });
   });
 

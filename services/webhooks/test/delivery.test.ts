@@ -105,7 +105,7 @@ describe('delivering partner events', () => {
     expect(await env.deliveryOf(eventId)).toMatchObject({ attempts: 0, last_error: 'partner has no webhook URL', next_attempt_at: null });
     expect(env.receiver.on(partner.path)).toHaveLength(0);
 
-    env.partners.setEndpoint(partner.id, { url: env.receiver.url(partner.path), secret: partner.secret });
+    await env.changeEndpoint(partner.id, { url: env.receiver.url(partner.path), secret: partner.secret });
     const delivery = await env.deliveryOf(eventId);
     const retried = await service.client.retryDelivery({ id: delivery!.id, audit: { operator: 'ops', requestId: 'req_1' } });
     expect(retried).toMatchObject({ id: delivery!.id, status: 'pending', attempts: 0 });
@@ -115,15 +115,27 @@ describe('delivering partner events', () => {
     expect(serviceSignatureValid(request!, partner.secret)).toBe(true);
   });
 
+  it('when one partner gets several deliveries, then its endpoint is looked up once, not per attempt', async () => {
+    const partner = env.addPartner();
+    for (let i = 0; i < 3; i++) {
+      await env.publish(paid(partner.id));
+      expect(await eventually(() => env.receiver.on(partner.path).length === i + 1, 10_000)).toBe(true);
+    }
+    expect(env.partners.lookups(partner.id)).toBe(1);
+    for (const request of env.receiver.on(partner.path)) expect(serviceSignatureValid(request, partner.secret)).toBe(true);
+  });
+
   it('when the secret is rotated, then the next delivery is signed with the new secret and no longer verifies with the old one', async () => {
     const partner = env.addPartner();
     await env.publish(paid(partner.id));
     expect(await eventually(() => env.receiver.on(partner.path).length === 1, 10_000)).toBe(true);
 
     const rotated = newWebhookSecret();
-    env.partners.setEndpoint(partner.id, { url: env.receiver.url(partner.path), secret: rotated });
+    await env.changeEndpoint(partner.id, { url: env.receiver.url(partner.path), secret: rotated });
     await env.publish(paid(partner.id));
     expect(await eventually(() => env.receiver.on(partner.path).length === 2, 10_000)).toBe(true);
+    // The first delivery's lookup was kept; the change event dropped it, so the second asked again.
+    expect(env.partners.lookups(partner.id)).toBe(2);
     const [before, after] = env.receiver.on(partner.path);
     expect(serviceSignatureValid(before!, partner.secret)).toBe(true);
     expect(serviceSignatureValid(after!, rotated)).toBe(true);

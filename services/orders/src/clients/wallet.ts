@@ -30,8 +30,8 @@ export interface Wallet {
   close(): void;
 }
 
-/** Bounded well below ORDERS_SWEEP_AFTER_MS, so the sweeper never settles an order a request is still paying for. */
-const reserveDeadlineMs = 5_000;
+/** How long a request waits for Reserve; the sweeper's floor (`minimumPendingAgeMs`) is derived from it. */
+export const reserveDeadlineMs = 5_000;
 const readDeadlineMs = 2_000;
 /** A cancel waits on the revoke (≤ 10 s) and then this; together under the gateway's 15 s for the cancel route. */
 const refundDeadlineMs = 3_000;

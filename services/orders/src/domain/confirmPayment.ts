@@ -7,11 +7,14 @@ import type { Order, VisibleOrder } from './order.js';
  * The wallet holds the order's price: the order becomes 'processing' and, in
  * the same transaction, `orders.order.paid` (provisioning starts) and then the
  * partner's `payment.paid` are written to the outbox, in that order. Called
- * with the order locked, by CreateOrder or by the sweeper, whichever settles it.
+ * by CreateOrder after its Reserve and by the sweeper after GetReservation,
+ * each in a short transaction of its own; the guarded 'pending' → 'processing'
+ * update lets only the first of them confirm. Undefined when the order was no
+ * longer pending (the other one confirmed it, or the sweeper dropped it).
  */
-export async function confirmPayment(db: Queryable, order: Order, walletBalance: number): Promise<VisibleOrder> {
+export async function confirmPayment(db: Queryable, order: Order, walletBalance: number): Promise<VisibleOrder | undefined> {
   const paid = await markProcessing(db, order.id);
-  if (!paid) throw new Error(`order ${order.id} was not pending while locked`);
+  if (!paid) return undefined;
   await enqueueEvent(db, schema, 'orders.order.paid', {
     orderId: paid.id,
     partnerId: paid.partnerId,

@@ -3,7 +3,7 @@ import { newId } from '@esim/ids';
 import { withTransaction } from '@esim/postgres';
 import type { PlanPrice } from '../clients/catalog.js';
 import { lockEsimKey } from '../store/esimStore.js';
-import { deletePendingOrder, findOrderByRequest, insertPendingOrder, lockPendingOrder, type NewOrder } from '../store/orderStore.js';
+import { deletePendingOrder, findOrder, findOrderByRequest, insertPendingOrder, type NewOrder } from '../store/orderStore.js';
 import { confirmPayment } from './confirmPayment.js';
 import { orderLogFields } from './customerLog.js';
 import type { OrdersDeps } from './deps.js';
@@ -101,24 +101,24 @@ async function replay(deps: OrdersDeps, existing: Order, fingerprint: string): P
 }
 
 /**
- * Reserves the price and confirms the order. The row stays locked while the
- * wallet answers, so the sweeper (SKIP LOCKED) never settles an order a
- * request is still paying for. Refused for balance: the row is deleted, so
- * nothing is listed and the clientRequestId is free again. Any other failure
- * (wallet down, timeout, a crash): the row stays 'pending'; a retry hears
- * REQUEST_IN_PROGRESS until the sweeper settles it, then the replay.
+ * Reserves the price, then confirms the order in a short transaction of its
+ * own: no transaction (nor row lock, nor pooled connection) is held while the
+ * wallet answers. What keeps the sweeper off a request still paying is age:
+ * it only settles rows older than the Reserve deadline plus a margin
+ * (`minimumPendingAgeMs`), and both sides write with guarded updates, so
+ * whichever confirms second finds the row no longer pending.
+ * - Refused for balance: the row is deleted, so nothing is listed and the
+ *   clientRequestId is free again.
+ * - Any other failure (wallet down, timeout, a crash, the confirmation's
+ *   commit failing): the row stays 'pending'; a retry hears
+ *   REQUEST_IN_PROGRESS until the sweeper settles it, then the replay.
+ * - Reserved, but the row is no longer pending: see `settledMeanwhile`.
  */
 async function pay(deps: OrdersDeps, order: Order): Promise<{ order: VisibleOrder; walletBalance: number }> {
   const log = orderLogFields(order);
+  let walletBalance: number;
   try {
-    const paid = await withTransaction(deps.pool, async (db) => {
-      if (!(await lockPendingOrder(db, order.id))) throw new Error(`fresh order ${order.id} is no longer pending`);
-      const { balanceAfter } = await deps.wallet.reserve({ orderId: order.id, partnerId: order.partnerId, amount: order.price, description: order.planName });
-      return { order: await confirmPayment(db, order, balanceAfter), walletBalance: balanceAfter };
-    });
-    ordersCreated.add(1, { via: 'request' });
-    deps.logger.info({ ...log, walletBalance: paid.walletBalance }, 'order paid; provisioning queued');
-    return paid;
+    ({ balanceAfter: walletBalance } = await deps.wallet.reserve({ orderId: order.id, partnerId: order.partnerId, amount: order.price, description: order.planName }));
   } catch (error) {
     if (error instanceof AppError && error.code === 'INSUFFICIENT_BALANCE') {
       await deletePendingOrder(deps.pool, order.id);
@@ -128,6 +128,41 @@ async function pay(deps: OrdersDeps, order: Order): Promise<{ order: VisibleOrde
     }
     throw error;
   }
+  let paid: VisibleOrder | undefined;
+  try {
+    paid = await withTransaction(deps.pool, (db) => confirmPayment(db, order, walletBalance));
+  } catch (error) {
+    deps.logger.warn({ ...log, err: error }, 'reserved but not confirmed; the order stays pending for the sweeper');
+    throw error;
+  }
+  if (!paid) return settledMeanwhile(deps, order, walletBalance);
+  ordersCreated.add(1, { via: 'request' });
+  deps.logger.info({ ...log, walletBalance }, 'order paid; provisioning queued');
+  return { order: paid, walletBalance };
+}
+
+/**
+ * The sweeper reached the order while its Reserve was under way (the request
+ * outlived `minimumPendingAgeMs`). Found held, the sweeper confirmed it: the
+ * order is answered as it stands. Found nothing, the sweeper deleted the row,
+ * and the debit that landed after is money held for no order: it is released
+ * here (RefundOrder, idempotent per order) and the partner hears 503, safe to
+ * retry with the same clientRequestId (a new order).
+ */
+async function settledMeanwhile(deps: OrdersDeps, order: Order, walletBalance: number): Promise<{ order: VisibleOrder; walletBalance: number }> {
+  const log = orderLogFields(order);
+  const now = await findOrder(deps.pool, order.id);
+  if (now && isVisible(now)) {
+    deps.logger.info({ ...log, walletBalance }, 'order paid; the sweeper had confirmed it first');
+    return { order: now, walletBalance };
+  }
+  try {
+    await deps.wallet.refund({ orderId: order.id, partnerId: order.partnerId, reason: 'order dropped before its payment was confirmed' });
+    deps.logger.warn(log, 'reserved after the sweeper dropped the order; the debit was released');
+  } catch (error) {
+    deps.logger.error({ ...log, err: error }, 'reserved after the sweeper dropped the order, and the release failed: money held for no order');
+  }
+  throw new AppError('UNAVAILABLE', 'The payment could not be confirmed in time and was released; retry with the same clientRequestId.');
 }
 
 function inProgress(): AppError {

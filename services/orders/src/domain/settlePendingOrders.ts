@@ -1,5 +1,6 @@
 import { withTransaction } from '@esim/postgres';
-import { deletePendingOrder, lockStalePendingOrder } from '../store/orderStore.js';
+import { reserveDeadlineMs } from '../clients/wallet.js';
+import { deletePendingOrder, findStalePendingOrder } from '../store/orderStore.js';
 import { confirmPayment } from './confirmPayment.js';
 import { orderLogFields } from './customerLog.js';
 import type { OrdersDeps } from './deps.js';
@@ -15,43 +16,55 @@ export interface SweepResult {
 }
 
 /**
- * Settles orders left 'pending' longer than `olderThanMs` (a crash, or a
- * wallet outage, between the row's insert and its confirmation). The wallet
- * is the source of truth: a held reservation means the price was debited, so
- * the order is confirmed exactly as CreateOrder would have; none means no
- * money moved, so the row is deleted and the clientRequestId freed.
+ * The youngest 'pending' row the sweeper touches, whatever it is configured
+ * with: a request's Reserve has given up long before (its deadline), so a
+ * row this old is a crash's or an outage's, not a request still paying.
+ * CreateOrder holds no lock while the wallet answers; this age is what keeps
+ * the two apart (and CreateOrder releases a debit that lands after a drop).
+ */
+export const minimumPendingAgeMs = reserveDeadlineMs + 5_000;
+
+/**
+ * Settles orders left 'pending' longer than `olderThanMs` (never less than
+ * `minimumPendingAgeMs`): a crash, or a wallet outage, between the row's
+ * insert and its confirmation. The wallet is the source of truth: a held
+ * reservation means the price was debited, so the order is confirmed exactly
+ * as CreateOrder would have; none means no money moved, so the row is
+ * deleted and the clientRequestId freed.
  *
- * One order per transaction, locked FOR UPDATE SKIP LOCKED: replicas sweep
- * side by side without settling an order twice, and a request still paying
- * (it holds the lock) is never raced. The lock is held across the wallet's
- * answer (bounded by the client's deadline) so the decision and its effect
- * commit together. A wallet error ends the round; the next round retries.
+ * No transaction is open while the wallet answers. The row is read, the
+ * wallet asked, and the decision written with a guarded statement
+ * ('pending' → 'processing' with its events in one short transaction, or a
+ * delete of a row still 'pending'): replicas sweeping side by side, or a
+ * request confirming late, make it a no-op, so each order is settled once.
+ * A wallet error ends the round; the next round retries.
  */
 export async function settlePendingOrders(deps: OrdersDeps, options: { olderThanMs: number; maxOrders: number }): Promise<SweepResult> {
   const result: SweepResult = { completed: [], dropped: [], skipped: [] };
-  while (result.completed.length + result.dropped.length + result.skipped.length < options.maxOrders) {
-    const settled = await withTransaction(deps.pool, async (db) => {
-      const order = await lockStalePendingOrder(db, options.olderThanMs, result.skipped);
-      if (!order) return false;
-      const log = orderLogFields(order);
-      const reservation = await deps.wallet.reservation(order.id);
-      if (!reservation) {
-        await deletePendingOrder(db, order.id);
+  const olderThanMs = Math.max(options.olderThanMs, minimumPendingAgeMs);
+  const seen: string[] = [];
+  while (seen.length < options.maxOrders) {
+    const order = await findStalePendingOrder(deps.pool, olderThanMs, seen);
+    if (!order) break;
+    seen.push(order.id);
+    const log = orderLogFields(order);
+    const reservation = await deps.wallet.reservation(order.id);
+    if (!reservation) {
+      if (await deletePendingOrder(deps.pool, order.id)) {
         result.dropped.push(order.id);
         deps.logger.info(log, 'sweeper: pending order had no reservation; dropped');
-      } else if (reservation.state !== 'held') {
-        result.skipped.push(order.id);
-        deps.logger.error({ ...log, reservationState: reservation.state }, 'sweeper: pending order has a reservation that is not held; left for an operator');
-      } else {
-        const walletBalance = await deps.wallet.balance(order.partnerId);
-        await confirmPayment(db, order, walletBalance);
+      }
+    } else if (reservation.state !== 'held') {
+      result.skipped.push(order.id);
+      deps.logger.error({ ...log, reservationState: reservation.state }, 'sweeper: pending order has a reservation that is not held; left for an operator');
+    } else {
+      const walletBalance = await deps.wallet.balance(order.partnerId);
+      if (await withTransaction(deps.pool, (db) => confirmPayment(db, order, walletBalance))) {
         result.completed.push(order.id);
         ordersCreated.add(1, { via: 'sweeper' });
         deps.logger.info({ ...log, walletBalance }, 'sweeper: pending order had a held reservation; confirmed');
       }
-      return true;
-    });
-    if (!settled) break;
+    }
   }
   return result;
 }

@@ -74,24 +74,17 @@ export async function insertPendingOrder(db: Queryable, order: NewOrder): Promis
   return one(rows);
 }
 
-/** Locks the order while it is still 'pending'; undefined once it is settled or gone. */
-export async function lockPendingOrder(db: Queryable, id: string): Promise<Order | undefined> {
-  const { rows } = await db.query<OrderRow>(`SELECT ${columns} FROM orders.orders WHERE id = $1 AND status = 'pending' FOR UPDATE`, [id]);
-  return one(rows);
-}
-
 /**
- * The oldest 'pending' order created before `olderThanMs` ago that no one
- * else holds (a request still talking to the wallet, another replica's
- * sweeper), locked for the caller's transaction.
+ * The oldest 'pending' order created before `olderThanMs` ago, other than
+ * `skipIds`. Not locked: the sweeper settles it with guarded writes (see
+ * settlePendingOrders).
  */
-export async function lockStalePendingOrder(db: Queryable, olderThanMs: number, skipIds: string[]): Promise<Order | undefined> {
+export async function findStalePendingOrder(db: Queryable, olderThanMs: number, skipIds: string[]): Promise<Order | undefined> {
   const { rows } = await db.query<OrderRow>(
     `SELECT ${columns} FROM orders.orders
      WHERE status = 'pending' AND created_at < now() - make_interval(secs => $1::double precision / 1000) AND id <> ALL($2::text[])
      ORDER BY created_at, id
-     LIMIT 1
-     FOR UPDATE SKIP LOCKED`,
+     LIMIT 1`,
     [olderThanMs, skipIds],
   );
   return one(rows);

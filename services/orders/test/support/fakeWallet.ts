@@ -33,6 +33,12 @@ export interface FakeWallet {
   mode: ReserveMode;
   /** Milliseconds Reserve waits before answering (after its decision), to widen races. */
   reserveDelayMs: number;
+  /**
+   * Awaited inside Reserve before its decision ('before': nothing debited yet)
+   * and right after it ('after': debited, not answered): a test runs the
+   * sweeper there to race a request still paying.
+   */
+  onReserve: ((call: { orderId: string; partnerId: string }, phase: 'before' | 'after') => Promise<void>) | undefined;
   /** When true, every RPC answers UNAVAILABLE. */
   unreachable: boolean;
   /** When true, RefundOrder answers UNAVAILABLE without refunding. */
@@ -65,6 +71,7 @@ export async function startFakeWallet(): Promise<FakeWallet> {
     refunds: () => refunded,
     mode: 'normal',
     reserveDelayMs: 0,
+    onReserve: undefined,
     unreachable: false,
   };
   const down = () => new AppError('UNAVAILABLE', 'fake wallet is down');
@@ -83,6 +90,7 @@ export async function startFakeWallet(): Promise<FakeWallet> {
       if (fake.unreachable || fake.mode === 'down') throw down();
       const call = { orderId: request.orderId, partnerId: request.partnerId, amount: Number(request.amount), description: request.description };
       fake.reserveCalls.push(call);
+      await fake.onReserve?.(call, 'before');
       let reservation = fake.reservations.get(call.orderId);
       const replayed = reservation !== undefined;
       if (!reservation) {
@@ -93,6 +101,7 @@ export async function startFakeWallet(): Promise<FakeWallet> {
         reservation = { ...call, state: 'held', balanceAfter: balance - call.amount };
         fake.reservations.set(call.orderId, reservation);
       }
+      await fake.onReserve?.(call, 'after');
       await later();
       if (fake.mode === 'answer-lost') throw down();
       return { entry: entry(reservation), balanceAfter: BigInt(reservation.balanceAfter), replayed };

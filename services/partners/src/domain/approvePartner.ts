@@ -6,7 +6,7 @@ import { issueKeyIn } from './issueApiKey.js';
 import type { Actor, Partner } from './partner.js';
 import { lockPartner } from './partnerLock.js';
 import { parseTier, requireStatus } from './partnerRules.js';
-import { audit, requestMail } from './sideEffects.js';
+import { audit, requestMail, webhookEndpointChanged } from './sideEffects.js';
 import { generateWebhookSecret, sealWebhookSecret } from './webhookSecrets.js';
 
 /**
@@ -25,6 +25,7 @@ export function approvePartner(deps: PartnersDeps, id: string, tier: string | un
       tier: newTier ?? partner.tier,
       webhookSecretSealed: sealWebhookSecret(deps.dataKey, webhookSecret),
     });
+    await webhookEndpointChanged(db, id);
     const { key, apiKey } = await issueKeyIn(db, id, [...scopes]);
     await requestMail(db, deps.dataKey, {
       to: approved.email,

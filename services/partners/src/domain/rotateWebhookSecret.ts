@@ -4,7 +4,7 @@ import type { PartnersDeps } from './deps.js';
 import type { Actor } from './partner.js';
 import { lockPartner } from './partnerLock.js';
 import { requireKeyHolder } from './partnerRules.js';
-import { audit, requestMail } from './sideEffects.js';
+import { audit, requestMail, webhookEndpointChanged } from './sideEffects.js';
 import { generateWebhookSecret, sealWebhookSecret } from './webhookSecrets.js';
 
 /** A new signing secret replaces the old one at once and is e-mailed. Answers when it was rotated. */
@@ -14,6 +14,8 @@ export function rotateWebhookSecret(deps: PartnersDeps, partnerId: string, actor
     requireKeyHolder(partner, 'rotate the webhook secret');
     const secret = generateWebhookSecret();
     await updatePartner(db, partnerId, { webhookSecretSealed: sealWebhookSecret(deps.dataKey, secret) });
+    // Before the mail: the relay publishes in order, so a partner reading the new secret finds it signing already.
+    await webhookEndpointChanged(db, partnerId);
     await requestMail(db, deps.dataKey, {
       to: partner.email,
       template: 'webhook_secret_rotated',

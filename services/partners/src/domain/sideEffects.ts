@@ -40,3 +40,8 @@ export async function credentialsChanged(db: Queryable, partnerId: string, prefi
   if (prefixes.length === 0) return;
   await enqueueEvent(db, schema, 'partners.credentials.changed', { partnerId, prefixes });
 }
+
+/** Tells webhook senders to drop their cached endpoint of this partner (its URL or signing secret changed). */
+export async function webhookEndpointChanged(db: Queryable, partnerId: string): Promise<void> {
+  await enqueueEvent(db, schema, 'partners.webhook_endpoint.changed', { partnerId });
+}

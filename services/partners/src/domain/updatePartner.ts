@@ -6,7 +6,7 @@ import type { PartnersDeps } from './deps.js';
 import type { Actor, Partner, PartnerChanges } from './partner.js';
 import { lockPartner } from './partnerLock.js';
 import { parseTier } from './partnerRules.js';
-import { audit, credentialsChanged } from './sideEffects.js';
+import { audit, credentialsChanged, webhookEndpointChanged } from './sideEffects.js';
 
 /**
  * Changes the tier (operators) or the webhook URL (operators and the partner
@@ -31,6 +31,7 @@ export function updatePartner(
     if (changes.tier !== undefined && changes.tier !== partner.tier) {
       await credentialsChanged(db, id, (await listApiKeys(db, id)).map((k) => k.prefix));
     }
+    if (changes.webhookUrl !== undefined && changes.webhookUrl !== partner.webhookUrl) await webhookEndpointChanged(db, id);
     if (actor) await audit(db, actor, 'partner.updated', id, details);
     return updated;
   });

@@ -18,7 +18,7 @@ export interface WebhookEndpoint {
 
 export interface AttemptDeps {
   pool: Pool;
-  /** Asked at every attempt, so a changed URL or a rotated secret applies to the next one. */
+  /** Asked at every attempt (from a cache that a changed URL or a rotated secret drops), so a change applies to the next one. */
   endpointOf(partnerId: string): Promise<WebhookEndpoint>;
   dataKey: Buffer;
   schedule: readonly number[];

@@ -10,6 +10,8 @@ export interface FakePartners {
   address: string;
   /** Sets (or, with undefined, removes) a partner's URL and secret; the next attempt sees the change. */
   setEndpoint(partnerId: string, endpoint: { url?: string | undefined; secret?: string | undefined }): void;
+  /** GetWebhookEndpoint calls answered for this partner so far. */
+  lookups(partnerId: string): number;
   /** Makes GetWebhookEndpoint fail as if the partners service were down. */
   setDown(down: boolean): void;
   close(): Promise<void>;
@@ -28,6 +30,7 @@ export function newWebhookSecret(): string {
 export async function startFakePartners(dataKey: Buffer): Promise<FakePartners> {
   const endpoints = new Map<string, { url?: string | undefined; secret?: string | undefined }>();
   let down = false;
+  const lookups = new Map<string, number>();
   const handlers = Object.fromEntries(
     partnersV1.PartnersService.methods.map((method) => [
       method.localName,
@@ -38,6 +41,7 @@ export async function startFakePartners(dataKey: Buffer): Promise<FakePartners> 
   ) as unknown as ServiceHandlers<PartnersMethods>;
   handlers.getWebhookEndpoint = async ({ partnerId }) => {
     if (down) throw new AppError('UNAVAILABLE', 'partners is down');
+    lookups.set(partnerId, (lookups.get(partnerId) ?? 0) + 1);
     const endpoint = endpoints.get(partnerId);
     if (!endpoint) throw new AppError('PARTNER_NOT_FOUND', `No partner ${partnerId}.`);
     return { url: endpoint.url, sealedSecret: endpoint.secret ? seal(dataKey, endpoint.secret) : '', status: 'approved' };
@@ -52,6 +56,7 @@ export async function startFakePartners(dataKey: Buffer): Promise<FakePartners> 
   return {
     address: `127.0.0.1:${server.port}`,
     setEndpoint: (partnerId, endpoint) => void endpoints.set(partnerId, endpoint),
+    lookups: (partnerId) => lookups.get(partnerId) ?? 0,
     setDown: (value) => void (down = value),
     close: () => server.stop(500),
   };

@@ -43,6 +43,8 @@ export interface TestEnv extends Pick<TestInfra, 'databaseUrl' | 'namespace' | '
   start(env?: Record<string, string>): Promise<TestWebhooks>;
   /** A partner whose endpoint is the receiver at /p/<id>, with a fresh secret. */
   addPartner(options?: { url?: string | null }): TestPartner;
+  /** Changes a partner's endpoint as the partners service does: the new one, then `partners.webhook_endpoint.changed`. */
+  changeEndpoint(partnerId: string, endpoint: { url?: string | undefined; secret?: string | undefined }): Promise<void>;
   /** Queues a partner.notification in the webhooks outbox; a running instance's relay publishes it. */
   publish(notification: Notification): Promise<string>;
   deliveryOf(eventId: string): Promise<DeliveryRow | undefined>;
@@ -85,6 +87,10 @@ export async function createTestEnv(): Promise<TestEnv> {
       const secret = newWebhookSecret();
       partners.setEndpoint(id, { url: options.url === null ? undefined : (options.url ?? receiver.url(path)), secret });
       return { id, secret, path };
+    },
+    async changeEndpoint(partnerId, endpoint) {
+      partners.setEndpoint(partnerId, endpoint);
+      await infra.publish('partners.webhook_endpoint.changed', { partnerId });
     },
     publish: (notification) => enqueueEvent(infra.pool, 'webhooks', 'partner.notification', notification),
     async deliveryOf(eventId) {
