@@ -29,6 +29,8 @@ import { parseArgs } from 'node:util';
 import { productionNodeOptions } from '../scripts/deploy/nodeOptions.js';
 import { repoRoot } from '../scripts/launcher/supervisor.js';
 import { buildCompiled, log, startBenchPlatform, startScript } from './support/benchPlatform.js';
+import pg from 'pg';
+import { dbCounters } from './support/pgCounters.js';
 import { cpuMs } from './support/processStats.js';
 
 interface CallFrame {
@@ -56,6 +58,8 @@ interface RunMeta {
   window: { from: number; to: number };
   pids: Record<string, number>;
   procCpuMs: Record<string, number>;
+  /** The Postgres backends of the platform's database over the window (CPU from /proc), and its transactions. */
+  postgres?: { cpuMs: number; xacts: number };
 }
 
 const libraries: Array<[RegExp, string]> = [
@@ -101,9 +105,10 @@ const runtime = new Set(['node internals', 'native (builtins)', 'native (program
  * that span libraries: the outbox relay, a saga consumer's message, the QR.
  */
 const hops: Array<[RegExp, string]> = [
-  [/packages\/events\/(dist|src)\/outbox\./, 'relay (outbox, incl.)'],
-  [/packages\/events\/(dist|src)\/consumer\./, 'consumers (incl.)'],
-  [/services\/orders\/(dist|src)\/domain\/qrCode\./, 'QR rendering (incl.)'],
+  [/packages\/events\/(dist|src)\/outbox\.[jt]s tick$/, 'relay tick (incl.)'],
+  [/packages\/events\/(dist|src)\/outbox\.[jt]s enqueueEvent$/, 'enqueueEvent (incl.)'],
+  [/packages\/events\/(dist|src)\/consumer\.[jt]s (process|traced)$/, 'consumer message (incl.)'],
+  [/(services\/orders\/(dist|src)\/domain\/qrCode\.[jt]s|node_modules\/(qrcode|pngjs)\/.*) /, 'QR rendering (incl.)'],
 ];
 
 /**
@@ -138,7 +143,8 @@ export function timeByCategory(profile: CpuProfile, from: number, to: number): {
   const hopsOf = (id: number): string[] => {
     const known = hopById.get(id);
     if (known) return known;
-    const own = hops.filter(([pattern]) => pattern.test(byId.get(id)!.callFrame.url)).map(([, name]) => name);
+    const frame = byId.get(id)!.callFrame;
+    const own = hops.filter(([pattern]) => pattern.test(`${frame.url} ${frame.functionName}`)).map(([, name]) => name);
     const up = parent.get(id);
     const all = [...new Set([...own, ...(up === undefined ? [] : hopsOf(up))])];
     hopById.set(id, all);
@@ -211,7 +217,11 @@ export async function analyse(dir: string): Promise<string> {
       .map(([c, ms]) => `${c} ${(ms / n).toFixed(1)}`)
       .join('; ')}.`,
     '',
-    `Across stacks (inclusive, every service, ms per order): ${[...hopTotals]
+    ...(meta.postgres
+      ? [`Postgres backends of the platform's database (/proc, no profile): ${(meta.postgres.cpuMs / n).toFixed(1)} ms CPU and ${(meta.postgres.xacts / n).toFixed(1)} transactions per order.`]
+      : []),
+    '',
+    `Across stacks (inclusive of what they call synchronously, not of the I/O callbacks that answer them; every service, ms per order /proc-scaled): ${[...hopTotals]
       .sort((a, b) => b[1] - a[1])
       .map(([h, ms]) => `${h} ${(ms / n).toFixed(1)}`)
       .join('; ')}.`,
@@ -260,6 +270,24 @@ export async function profileHops(options: { orders: number; rate: number; sampl
   );
   let failed = false;
   let meta: RunMeta | undefined;
+  const database = new URL(bench.databaseUrl).pathname.slice(1);
+  const pool = new pg.Pool({ connectionString: bench.databaseUrl, max: 1 });
+  // Backends come and go with the pools' idle timeouts: each is read while it lives, from its first reading on.
+  const backends = new Map<number, { first: number; last: number }>();
+  let ownReads = 0;
+  const readBackends = async (fresh: boolean) => {
+    ownReads += 1;
+    const { rows } = await pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database]);
+    for (const { pid } of rows) {
+      try {
+        const now = cpuMs(pid);
+        const known = backends.get(pid);
+        backends.set(pid, { first: known?.first ?? (fresh ? now : 0), last: now });
+      } catch {
+        // gone between the query and the read
+      }
+    }
+  };
   try {
     const { partnerId, apiKey } = await bench.onboard();
     const asAdmin = { 'content-type': 'application/json', authorization: `Bearer ${bench.adminToken}` };
@@ -280,6 +308,10 @@ export async function profileHops(options: { orders: number; rate: number; sampl
     log(`profile: ${options.orders} orders at ${options.rate}/s, sampler ${options.sampler}`);
     received = 0;
     const pids = bench.pids();
+    const xacts0 = (await dbCounters(pool, database)).xacts;
+    await readBackends(true);
+    ownReads = 0;
+    const watching = setInterval(() => void readBackends(false).catch(() => undefined), 500);
     const cpu0 = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuMs(pid)]));
     for (const pid of Object.values(pids)) process.kill(pid, 'SIGUSR2');
     const from = Number(process.hrtime.bigint() / 1000n);
@@ -299,14 +331,18 @@ export async function profileHops(options: { orders: number; rate: number; sampl
     const to = Number(process.hrtime.bigint() / 1000n);
     const procCpuMs = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuMs(pid) - cpu0[name]!]));
     for (const pid of Object.values(pids)) process.kill(pid, 'SIGUSR2');
+    clearInterval(watching);
+    await readBackends(false);
+    const postgres = { cpuMs: [...backends.values()].reduce((sum, b) => sum + b.last - b.first, 0), xacts: (await dbCounters(pool, database)).xacts - xacts0 - ownReads };
     const written = Date.now() + 60_000;
     while ((await readdir(dir)).filter((f) => f.endsWith('.cpuprofile')).length < Object.keys(pids).length && Date.now() < written) await new Promise((r) => setTimeout(r, 250));
-    meta = { orders: accepted, sampler: sampler.OTEL_TRACES_SAMPLER + (sampler.OTEL_TRACES_SAMPLER_ARG ? ` ${sampler.OTEL_TRACES_SAMPLER_ARG}` : ''), window: { from, to }, pids, procCpuMs };
+    meta = { orders: accepted, sampler: sampler.OTEL_TRACES_SAMPLER + (sampler.OTEL_TRACES_SAMPLER_ARG ? ` ${sampler.OTEL_TRACES_SAMPLER_ARG}` : ''), window: { from, to }, pids, procCpuMs, postgres };
     await writeFile(join(dir, 'meta.json'), JSON.stringify(meta, null, 2));
   } catch (error) {
     failed = true;
     throw error;
   } finally {
+    await pool.end();
     await bench.stop(failed);
     await otlp.stop();
     await new Promise<void>((resolve) => receiver.close(() => resolve()));
