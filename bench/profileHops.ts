@@ -1,11 +1,11 @@
 /**
  * What each hop of an order costs, from CPU profiles (issue #14): the
- * compiled platform with `--cpu-prof` in every service, a steady order load
- * (supplier latency 0, a webhook receiver and an OTLP receiver on loopback),
- * then each service's profile cut to the load window (the load and the
- * settling that follows; the profile's clock is the monotonic one
- * `process.hrtime` reads) and its self time summed by category: our code by
- * area, each library family, node internals, GC, native.
+ * compiled platform with V8's CPU profiler in every service
+ * (./support/cpuProfiler.mjs, SIGUSR2 to start and stop it) over a steady
+ * order load and its settling (supplier latency 0, a webhook receiver and an
+ * OTLP receiver on loopback), each profile's samples summed by category: our
+ * code by area, each library family, node internals, GC, native (see
+ * `timeByCategory`), plus the Postgres backends' CPU and transactions.
  *
  * Two figures per cell, both per accepted order: the profile's own sample
  * time, and that share of the process's CPU read from /proc over the same
@@ -28,8 +28,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { productionNodeOptions } from '../scripts/deploy/nodeOptions.js';
 import { repoRoot } from '../scripts/launcher/supervisor.js';
-import { buildCompiled, log, startBenchPlatform, startScript } from './support/benchPlatform.js';
 import pg from 'pg';
+import { buildCompiled, log, startBenchPlatform, startScript } from './support/benchPlatform.js';
 import { dbCounters } from './support/pgCounters.js';
 import { cpuMs } from './support/processStats.js';
 
