@@ -1,6 +1,7 @@
 import { context, metrics, propagation } from '@opentelemetry/api';
 import { headers as natsHeaders, type NatsConnection } from '@nats-io/nats-core';
 import { jetstream } from '@nats-io/jetstream';
+import type pg from 'pg';
 import { newId } from '@esim/ids';
 import { listenFor, type Pool, type Queryable } from '@esim/postgres';
 import type { Logger } from '@esim/telemetry';
@@ -116,25 +117,44 @@ export function startOutboxRelay(options: {
   const registration = { pool, schema };
   runningRelays.add(registration);
 
+  if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`outbox schema "${schema}" is not a plain SQL identifier`);
+  const table = `${schema}.outbox`;
+  /**
+   * One round trip opens the transaction, takes the relay's lock and claims
+   * the batch (marked published, returned in seq order); the commit follows
+   * the acks. A tick was five round trips (BEGIN, lock, select, mark,
+   * commit), which at one event per tick made the relay most of its
+   * service's Postgres traffic (docs/benchmarks.md, "What each hop costs").
+   * Several statements in one text need the simple protocol, hence no
+   * parameters: the schema is an identifier checked above, the size a number.
+   * The statement's snapshot predates the lock, so a row another relay
+   * marked and committed in between is skipped by `o.published_at IS NULL`,
+   * which Postgres re-checks on the row's newest version before updating it.
+   */
+  const claim = `BEGIN;
+    WITH lock AS (SELECT pg_try_advisory_xact_lock(hashtext('${table}')) AS ok),
+    batch AS (SELECT seq FROM ${table} WHERE published_at IS NULL AND (SELECT ok FROM lock) ORDER BY seq LIMIT ${Math.trunc(batchSize)}),
+    marked AS (
+      UPDATE ${table} o SET published_at = now() FROM batch WHERE o.seq = batch.seq AND o.published_at IS NULL
+      RETURNING o.seq, o.id, o.subject, o.payload, o.headers
+    )
+    SELECT id, subject, payload, headers FROM marked ORDER BY seq`;
+
   async function tick(): Promise<number> {
     const client = await pool.connect();
     try {
-      await client.query('BEGIN');
-      const lock = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS ok', [`${schema}.outbox`]);
-      if (!lock.rows[0]?.ok) {
-        await client.query('ROLLBACK');
+      const results = (await client.query(claim)) as unknown as [pg.QueryResult, pg.QueryResult<{ id: string; subject: string; payload: unknown; headers: Record<string, string> }>];
+      const rows = results[1].rows;
+      if (rows.length === 0) {
+        await client.query('COMMIT');
         return 0;
       }
-      const { rows } = await client.query<{ id: string; subject: string; payload: unknown; headers: Record<string, string> }>(
-        `SELECT id, subject, payload, headers FROM ${schema}.outbox WHERE published_at IS NULL ORDER BY seq LIMIT $1`,
-        [batchSize],
-      );
       // Pipelined: every publish is sent before the first ack is awaited. One
       // connection delivers them to the server in this order, so the stream
       // keeps commit order; a batch costs one round trip, not one per event.
-      // Only the prefix acknowledged without a gap is marked: after a failed
-      // publish, the rows behind it are published again on the next tick
-      // (the duplicate window drops the copies that did land).
+      // Only the prefix acknowledged without a gap stays marked: after a
+      // failed publish, the rows behind it are published again on the next
+      // tick (the duplicate window drops the copies that did land).
       const acks = await Promise.allSettled(
         rows.map((row) => {
           const h = natsHeaders();
@@ -143,14 +163,14 @@ export function startOutboxRelay(options: {
         }),
       );
       const failedAt = acks.findIndex((ack) => ack.status === 'rejected');
-      const done = (failedAt === -1 ? rows : rows.slice(0, failedAt)).map((row) => row.id);
-      for (const row of rows.slice(0, done.length)) published.add(1, { subject: row.subject });
-      if (done.length > 0) await client.query(`UPDATE ${schema}.outbox SET published_at = now() WHERE id = ANY($1)`, [done]);
+      const done = failedAt === -1 ? rows.length : failedAt;
+      for (const row of rows.slice(0, done)) published.add(1, { subject: row.subject });
+      if (failedAt !== -1) await client.query(`UPDATE ${table} SET published_at = NULL WHERE id = ANY($1)`, [rows.slice(failedAt).map((row) => row.id)]);
       await client.query('COMMIT');
       if (failedAt !== -1) throw (acks[failedAt] as PromiseRejectedResult).reason;
       if (Date.now() - prunedAt > pruneEveryMs) {
         prunedAt = Date.now();
-        await pool.query(`DELETE FROM ${schema}.outbox WHERE published_at < now() - interval '1 day'`);
+        await pool.query(`DELETE FROM ${table} WHERE published_at < now() - interval '1 day'`);
       }
       return rows.length;
     } catch (error) {

@@ -140,6 +140,22 @@ describe('the outbox relay', () => {
     }
   });
 
+  it('when a publish in the middle of a batch fails, then the rows before it stay marked published and it and the rows after it are left for the next tick', async () => {
+    const first = await commitEvent('plan_before');
+    // A subject no stream captures: JetStream answers "no responders" and the publish is rejected.
+    await infra.pool.query(`INSERT INTO ${infra.schema}.outbox (id, subject, payload, headers) VALUES ('evt_nowhere', 'nowhere.at.all', '{}', '{}')`);
+    const last = await commitEvent('plan_after');
+    relay();
+    await until(async () => {
+      const { rows } = await infra.pool.query<{ published_at: Date | null }>(`SELECT published_at FROM ${infra.schema}.outbox WHERE id = $1`, [first]);
+      return rows[0]?.published_at ? true : undefined;
+    }, 'the first row to be marked published');
+    const { rows } = await infra.pool.query<{ id: string }>(`SELECT id FROM ${infra.schema}.outbox WHERE published_at IS NULL ORDER BY seq`);
+    expect(rows.map((row) => row.id)).toEqual(['evt_nowhere', last]);
+    // The row after the failure was sent too (publishes are pipelined) and is sent again each tick: the stream keeps one copy.
+    expect((await streamContents()).map((m) => m.envelope.id)).toEqual([first, last]);
+  });
+
   it('when the data does not match the event schema, then enqueueEvent throws and writes no row', async () => {
     await expect(
       withTransaction(infra.pool, (db) => enqueueEvent(db, infra.schema, type, { planId: 42 } as never)),
