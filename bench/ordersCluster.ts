@@ -98,7 +98,11 @@ const benchEnv = (mailDir: string, adminToken: string) => ({
   ADMIN_TOKEN: adminToken,
   JWT_SECRET: randomBytes(32).toString('base64'),
   DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+  // Production refuses to start the simulator without the secret its notifications are signed with (contract §13).
+  SUPPLIER_CALLBACK_SECRET: randomBytes(32).toString('base64url'),
   RATE_LIMIT_PER_KEY: '1000000/1s',
+  // Sixteen processes against one Postgres of 100 connections (a cluster would put PgBouncer there).
+  DATABASE_POOL_MAX: '5',
   MAIL_DIR: mailDir,
   SUPPLIER_LATENCY_MS: '0',
   OTEL_SDK_DISABLED: 'true',

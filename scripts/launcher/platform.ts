@@ -40,7 +40,7 @@ export interface Platform {
  * launcher never runs production, but the benchmarks run with
  * NODE_ENV=production, where services have no default of their own.
  */
-function grpcIdentityEnv(name: string, env: NodeJS.ProcessEnv): Record<string, string> {
+export function grpcIdentityEnv(name: string, env: NodeJS.ProcessEnv): Record<string, string> {
   if (env.GRPC_TLS_CA || env.GRPC_TLS_CERT || env.GRPC_TLS_KEY) return {};
   const files = devTlsFiles(name);
   return { GRPC_TLS_CA: files.ca, GRPC_TLS_CERT: files.cert, GRPC_TLS_KEY: files.key };

@@ -41,6 +41,9 @@ export const runtimeEnv = {
   GRPC_TLS_CERT: optionalPath,
   GRPC_TLS_KEY: optionalPath,
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(1_000).max(600_000).default(20_000),
+  // Connections per process to Postgres; unset: the service's own size (sized for its consumers). Lower it when many
+  // replicas share one server's max_connections (the clustered benchmark's sixteen processes) or sit behind PgBouncer.
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).optional(),
   BOOT_ID: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ or -').default(() => randomUUID()),
 };
 
@@ -77,6 +80,7 @@ export interface BaseConfig {
   NATS_TLS_KEY?: string;
   NATS_STREAM_REPLICAS?: number;
   SHUTDOWN_TIMEOUT_MS?: number;
+  DATABASE_POOL_MAX?: number;
   BOOT_ID?: string;
   GRPC_TLS_CA?: string;
   GRPC_TLS_CERT?: string;

@@ -86,7 +86,7 @@ export async function startService<C extends BaseConfig>(
       return { name: definition.name, config, ports: { health: 0, http: {} }, facts: {}, mode: 'migrated', shutdownSteps: [], close: async () => {} };
     }
     checkpoint();
-    if (pg) pool = createPool(config.DATABASE_URL!, { applicationName: definition.name, max: pg.poolSize });
+    if (pg) pool = createPool(config.DATABASE_URL!, { applicationName: definition.name, max: config.DATABASE_POOL_MAX ?? pg.poolSize });
     const ns = namespace(config.PLATFORM_NAMESPACE);
     let nc = notConnected as NatsConnection;
     if (definition.nats !== false) {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { startNatsCluster, startRedisCluster, type NatsCluster, type RedisCluster } from '@esim/testing';
+import { grpcIdentityEnv } from '../../../scripts/launcher/platform.js';
 import { preflight } from '../../../scripts/launcher/preflight.js';
 import { constantCase, freePorts, portEnv, readinessPort, services, type Ports } from '../../../scripts/launcher/services.js';
 import { repoRoot, startService, stopService, waitUntilReady, type LaunchMode, type Running } from '../../../scripts/launcher/supervisor.js';
@@ -75,6 +76,9 @@ export async function startClusterPlatform(extraEnv: Record<string, string>, opt
   };
   await preflight(env);
 
+  // Each service's gRPC identity (mutual TLS), issued once before any starts; only the benchmark's
+  // NODE_ENV=production needs them named (a test-mode service finds the development PKI itself).
+  const identities = new Map(services.map((entry) => [entry.name, grpcIdentityEnv(entry.name, env)]));
   const processes = new Map<string, Running>();
   const spec = (name: string, replica: number) => {
     const entry = services.find((candidate) => candidate.name === name)!;
@@ -82,7 +86,7 @@ export async function startClusterPlatform(extraEnv: Record<string, string>, opt
     return { name, env: portEnv(own), readyUrl: `http://127.0.0.1:${readinessPort(entry, own)}/readyz` };
   };
   const launch = async (name: string, replica: number) => {
-    const running = startService(spec(name, replica), env, join(logDir, `replica-${'ab'[replica]}`), () => {}, options.mode);
+    const running = startService(spec(name, replica), { ...env, ...identities.get(name) }, join(logDir, `replica-${'ab'[replica]}`), () => {}, options.mode);
     processes.set(`${name}#${replica}`, running);
     // Generous: fifteen processes compiling their sources at once on two shared cores.
     await waitUntilReady(running, 600_000);
