@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { ordersV1 } from '@esim/proto';
 import { defineService, grpcBinding } from '@esim/service';
+import { cachedCatalog } from './clients/cachedCatalog.js';
 import { catalogClient } from './clients/catalog.js';
 import { provisioningClient } from './clients/provisioning.js';
 import { walletClient } from './clients/wallet.js';
@@ -21,7 +22,14 @@ export const ordersService = defineService({
   publishes: ['ORDERS', 'PARTNER_EVENTS'],
   async start(context) {
     const { config, logger, pool, own } = context;
-    const catalog = catalogClient(config.CATALOG_ADDR, context.grpcTls());
+    const prices = cachedCatalog({
+      catalog: catalogClient(config.CATALOG_ADDR, context.grpcTls()),
+      ttlMs: config.ORDERS_PRICE_CACHE_MS,
+      nc: context.nc,
+      ns: context.ns,
+      logger,
+    });
+    const { catalog } = prices;
     const wallet = walletClient(config.WALLET_ADDR, context.grpcTls());
     const provisioning = provisioningClient(config.PROVISIONING_ADDR, context.grpcTls());
     const deps: OrdersDeps = { pool, catalog, wallet, provisioning, cancelWindowMs: config.ORDER_CANCEL_WINDOW, currency: config.CURRENCY, logger };
@@ -33,6 +41,7 @@ export const ordersService = defineService({
       startProcessingSweeper(deps, { intervalMs: config.ORDERS_PROCESSING_SWEEP_INTERVAL_MS, olderThanMs: config.ORDERS_PROCESSING_SWEEP_AFTER_MS }),
     );
     own('cancel sweeper', startCancelSweeper(deps, { intervalMs: config.ORDERS_SWEEP_INTERVAL_MS, olderThanMs: config.ORDERS_CANCEL_SWEEP_AFTER_MS }));
+    own('price cache', prices);
     own('catalog client', { stop: () => catalog.close() });
     own('wallet client', { stop: () => wallet.close() });
     own('provisioning client', { stop: () => provisioning.close() });

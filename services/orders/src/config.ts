@@ -41,6 +41,13 @@ const schema = z.object({
    * (only final answers are applied) but asks provisioning more often.
    */
   ORDERS_PROCESSING_SWEEP_AFTER_MS: z.coerce.number().int().min(1_000).max(604_800_000).default(1_800_000),
+  /**
+   * How long a plan price is kept in this process without a word from the
+   * catalog: the staleness bound only if a `catalog.plan.changed` is lost
+   * (otherwise a change reaches every replica in milliseconds). 0 asks the
+   * catalog for every order.
+   */
+  ORDERS_PRICE_CACHE_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
 });
 
 export type Config = z.output<typeof schema>;

@@ -1,0 +1,136 @@
+import type { Namespace, NatsConnection } from '@esim/events';
+import type { Logger } from '@esim/telemetry';
+import type { Catalog, PlanPrice } from './catalog.js';
+
+/**
+ * After a change, prices fetched in this window are kept only until it ends:
+ * every catalog replica reloads its plans on the same event, and one that has
+ * not yet may still answer with the old price (as the gateway's pages do).
+ */
+export const settleMs = 1_000;
+
+interface Entry {
+  price: PlanPrice;
+  expiresAt: number;
+}
+
+/**
+ * Plan prices kept in this process per (plan, tier), so an order does not
+ * call the catalog for a price it asked for a moment ago. Dropped for a plan
+ * when the catalog announces that plan changed, entirely by `clear` (a NATS
+ * reconnect, when an announcement may have been missed), and after `ttlMs`
+ * whatever happens: the bound if an announcement is lost. Only prices are
+ * kept: a refusal (unknown or inactive plan, catalog unreachable) is asked
+ * again every time, so a plan made available is sold at once. Concurrent
+ * orders for a missing price share one call.
+ */
+export class PriceCache implements Catalog {
+  private entries = new Map<string, Entry>();
+  private readonly pending = new Map<string, Promise<PlanPrice>>();
+  /** Bumped by every change: a call that started before one is not stored. */
+  private generation = 0;
+  private readonly unsettledUntil = new Map<string, number>();
+  private allUnsettledUntil = 0;
+
+  constructor(
+    private readonly catalog: Catalog,
+    private readonly ttlMs: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  getPlanPrice(request: { planId: string; tier: string }): Promise<PlanPrice> {
+    const key = `${request.planId}\u0000${request.tier}`;
+    const entry = this.entries.get(key);
+    if (entry !== undefined && entry.expiresAt > this.now()) return Promise.resolve(entry.price);
+    return this.pending.get(key) ?? this.fill(key, request);
+  }
+
+  /** `catalog.plan.changed` for `planId`: forget its prices now, and those fetched in the next moments soon again. */
+  planChanged(planId: string): void {
+    this.generation += 1;
+    this.unsettledUntil.set(planId, this.now() + settleMs);
+    const prefix = `${planId}\u0000`;
+    for (const key of [...this.entries.keys(), ...this.pending.keys()]) {
+      if (key.startsWith(prefix)) {
+        this.entries.delete(key);
+        this.pending.delete(key);
+      }
+    }
+  }
+
+  /** Forget every price (a change may have gone unheard). */
+  clear(): void {
+    this.generation += 1;
+    this.allUnsettledUntil = this.now() + settleMs;
+    this.entries = new Map();
+    this.pending.clear();
+  }
+
+  close(): void {
+    this.catalog.close();
+  }
+
+  private fill(key: string, request: { planId: string; tier: string }): Promise<PlanPrice> {
+    const generation = this.generation;
+    const asking = this.catalog
+      .getPlanPrice(request)
+      .then((price) => {
+        if (generation === this.generation) this.entries.set(key, { price, expiresAt: this.expiry(request.planId) });
+        return price;
+      })
+      .finally(() => {
+        if (this.pending.get(key) === asking) this.pending.delete(key);
+      });
+    this.pending.set(key, asking);
+    return asking;
+  }
+
+  private expiry(planId: string): number {
+    const now = this.now();
+    const settled = Math.max(this.allUnsettledUntil, this.unsettledUntil.get(planId) ?? 0);
+    if (now < settled) return settled;
+    if (settled !== 0) this.unsettledUntil.delete(planId);
+    return now + this.ttlMs;
+  }
+}
+
+/**
+ * The catalog client behind a PriceCache kept current by the catalog's
+ * `catalog.plan.changed` (a core NATS subscription, so every orders replica
+ * hears every change, as the catalog's and the gateway's replicas do) and
+ * cleared after a NATS reconnect. `ttlMs` 0 returns the client as it is.
+ */
+export function cachedCatalog(options: { catalog: Catalog; ttlMs: number; nc: NatsConnection; ns: Namespace; logger: Logger }): {
+  catalog: Catalog;
+  stop(): void;
+} {
+  const { catalog, ttlMs, nc, ns, logger } = options;
+  if (ttlMs === 0) return { catalog, stop: () => {} };
+  const cache = new PriceCache(catalog, ttlMs);
+  const subscription = nc.subscribe(ns.subject('catalog.plan.changed'), {
+    callback: (error, message) => {
+      if (error) {
+        logger.warn({ err: error }, 'catalog change subscription failed');
+        cache.clear();
+        return;
+      }
+      const planId = planIdOf(message.data);
+      if (planId === undefined) cache.clear();
+      else cache.planChanged(planId);
+    },
+  });
+  void (async () => {
+    for await (const status of nc.status()) if (status.type === 'reconnect') cache.clear();
+  })().catch(() => {});
+  return { catalog: cache, stop: () => subscription.unsubscribe() };
+}
+
+/** The plan id in an event envelope; undefined for anything unreadable, which then drops every price. */
+function planIdOf(body: Uint8Array): string | undefined {
+  try {
+    const envelope = JSON.parse(new TextDecoder().decode(body)) as { data?: { planId?: unknown } };
+    return typeof envelope.data?.planId === 'string' ? envelope.data.planId : undefined;
+  } catch {
+    return undefined;
+  }
+}
