@@ -62,6 +62,8 @@ export async function startBenchPlatform(extraEnv: Record<string, string> = {}, 
     ADMIN_TOKEN: adminToken,
     JWT_SECRET: randomBytes(32).toString('base64'),
     DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    // Production mode has no default for it (supplier-sim signs, provisioning checks).
+    SUPPLIER_CALLBACK_SECRET: randomBytes(32).toString('base64'),
     // The limiter still runs on every request (one Redis round trip); it just never refuses.
     RATE_LIMIT_PER_KEY: '1000000/1s',
     MAIL_DIR: mailDir,
