@@ -2,19 +2,26 @@
  * The platform at rest, alone (`npm run bench -- --only rest`): the
  * at-rest half of bench/cost.ts without the orders before it, so that the
  * issue's target (≤ 0.05 of a core in all, over a minute) can be checked in
- * about two minutes. One partner is onboarded first (pools, JIT and the
- * partner paths past their first use), then nothing is asked of the
- * platform for `idleS` seconds (BENCH_IDLE_S, 60 by default) while every
- * service's, NATS's and the platform database's Postgres backends' CPU is
- * read from /proc.
+ * about five minutes. One partner is onboarded first (pools, JIT and the
+ * partner paths past their first use), then the platform is left alone:
+ * `settleS` seconds (BENCH_REST_SETTLE_S, 60 by default) not measured, then
+ * BENCH_REST_WINDOWS (3) consecutive windows of `idleS` seconds
+ * (BENCH_IDLE_S, 60 by default) while every service's, NATS's and the
+ * platform database's Postgres backends' CPU is read from /proc. NATS is
+ * the one server of the machine: with other platforms on it, its figure
+ * is an upper bound of this platform's share. The settling is there because
+ * each Node process spends a one-off ~0.2 s of CPU in V8's post-boot garbage
+ * collections (the memory reducer shrinking the heap the boot grew) in its
+ * first minutes of quiet, later on a loaded machine: what a long-running
+ * replica costs at rest is the windows after that.
  *
- *   BENCH_REST_PROFILE=1   every service also records a V8 CPU profile of the
- *                          window (support/restProfiler.mjs); the functions
- *                          with the most self time are printed per service
- *                          and the .cpuprofile files kept (open them in
- *                          Chrome's DevTools) to see what still wakes a
- *                          process. The CPU figures then include the
- *                          profiler's own sampling.
+ *   BENCH_REST_PROFILE=1   every service also records a V8 CPU profile of
+ *                          the first window (support/restProfiler.mjs); the
+ *                          functions with the most self time are printed
+ *                          per service and the .cpuprofile files kept (open
+ *                          them in Chrome's DevTools) to see what still
+ *                          wakes a process. The CPU figures of that window
+ *                          then include the profiler's own sampling.
  */
 import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -29,6 +36,9 @@ const reportFile = join(repoRoot, 'docs', 'benchmarks.md');
 
 export interface RestOptions {
   idleS?: number;
+  settleS?: number;
+  /** How many consecutive windows (BENCH_REST_WINDOWS, 3 by default): the post-boot collections may still fall in the first. */
+  windows?: number;
   mode?: 'compiled' | 'sources';
   report?: boolean;
   profile?: boolean;
@@ -36,12 +46,15 @@ export interface RestOptions {
 
 export interface RestResult {
   seconds: number;
-  coresByProcess: Record<string, number>;
-  xactPerS: number;
+  settleS: number;
+  /** Consecutive windows of `seconds` each, every process measured over the same one. */
+  windows: Array<{ coresByProcess: Record<string, number>; xactPerS: number }>;
 }
 
 export async function restBenchmark(options: RestOptions = {}): Promise<RestResult> {
   const idleS = options.idleS ?? Number(process.env.BENCH_IDLE_S ?? 60);
+  const settleS = options.settleS ?? Number(process.env.BENCH_REST_SETTLE_S ?? 60);
+  const windowCount = options.windows ?? Number(process.env.BENCH_REST_WINDOWS ?? 3);
   const mode = options.mode ?? 'compiled';
   const profile = options.profile ?? process.env.BENCH_REST_PROFILE === '1';
   if (mode === 'compiled' && !process.env.BENCH_NO_BUILD) buildCompiled();
@@ -59,20 +72,27 @@ export async function restBenchmark(options: RestOptions = {}): Promise<RestResu
   const backends = new Map<number, number>();
   let failed = false;
   let result: RestResult;
+  const windows: RestResult['windows'] = [];
   try {
     await bench.onboard();
-    await new Promise((r) => setTimeout(r, 5_000));
-    log(`rest: the platform at rest for ${idleS}s`);
-    signalProfilers();
-    const cpu0 = await cpuByProcess(pool, database, bench.pids(), nats, backends);
-    const db0 = await dbCounters(pool, database);
-    await new Promise((r) => setTimeout(r, idleS * 1000));
-    const db1 = await dbCounters(pool, database);
-    const cpu1 = await cpuByProcess(pool, database, bench.pids(), nats, backends);
-    signalProfilers();
+    log(`rest: settling for ${settleS}s`);
+    await new Promise((r) => setTimeout(r, settleS * 1000));
+    for (let n = 1; n <= windowCount; n++) {
+      log(`rest: the platform at rest for ${idleS}s (${n}/${windowCount})`);
+      if (n === 1) signalProfilers();
+      const cpu0 = await cpuByProcess(pool, database, bench.pids(), nats, backends);
+      const db0 = await dbCounters(pool, database);
+      await new Promise((r) => setTimeout(r, idleS * 1000));
+      const db1 = await dbCounters(pool, database);
+      const cpu1 = await cpuByProcess(pool, database, bench.pids(), nats, backends);
+      if (n === 1) signalProfilers();
+      windows.push({
+        coresByProcess: Object.fromEntries(Object.keys(cpu1).map((k) => [k, (cpu1[k]! - (cpu0[k] ?? 0)) / (idleS * 1000)])),
+        xactPerS: diffCounters(db1, db0).xacts / idleS,
+      });
+    }
     if (profileDir) await new Promise((r) => setTimeout(r, 2_000));
-    const coresByProcess = Object.fromEntries(Object.keys(cpu1).map((k) => [k, (cpu1[k]! - (cpu0[k] ?? 0)) / (idleS * 1000)]));
-    result = { seconds: idleS, coresByProcess, xactPerS: diffCounters(db1, db0).xacts / idleS };
+    result = { seconds: idleS, settleS, windows };
   } catch (error) {
     failed = true;
     throw error;
@@ -88,14 +108,15 @@ export async function restBenchmark(options: RestOptions = {}): Promise<RestResu
 }
 
 export function formatRest(r: RestResult): string {
-  const names = Object.keys(r.coresByProcess).sort((a, b) => r.coresByProcess[b]! - r.coresByProcess[a]!);
-  const all = Object.values(r.coresByProcess).reduce((a, b) => a + b, 0);
+  const last = r.windows.at(-1)!.coresByProcess;
+  const names = Object.keys(last).sort((a, b) => last[b]! - last[a]!);
+  const sum = (o: Record<string, number>) => Object.values(o).reduce((a, b) => a + b, 0);
   return [
-    `| | ${names.join(' | ')} | all |`,
-    `|---|${names.map(() => '---:').join('|')}|---:|`,
-    `| at rest (cores, ${r.seconds} s) | ${names.map((n) => r.coresByProcess[n]!.toFixed(4)).join(' | ')} | ${all.toFixed(3)} |`,
-    '',
-    `Postgres: ${r.xactPerS.toFixed(1)} transactions/s at rest.`,
+    `| at rest, cores (${r.seconds} s windows after ${r.settleS} s of quiet) | ${names.join(' | ')} | all | Postgres transactions/s |`,
+    `|---|${names.map(() => '---:').join('|')}|---:|---:|`,
+    ...r.windows.map(
+      (w, i) => `| window ${i + 1} | ${names.map((n) => (w.coresByProcess[n] ?? 0).toFixed(4)).join(' | ')} | ${sum(w.coresByProcess).toFixed(3)} | ${w.xactPerS.toFixed(1)} |`,
+    ),
   ].join('\n');
 }
 
@@ -104,7 +125,7 @@ interface ProfileNode {
   callFrame: { functionName: string; url: string; lineNumber: number };
 }
 
-/** Self time by function in each .cpuprofile (each holds the window only). */
+/** Self time by function in each .cpuprofile (each holds the first window only). */
 async function summariseProfiles(dir: string): Promise<string> {
   const lines: string[] = [];
   for (const file of (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile'))) {
@@ -121,7 +142,7 @@ async function summariseProfiles(dir: string): Promise<string> {
       total += 1;
     });
     const top = [...hits].sort((a, b) => b[1] - a[1]).slice(0, 8);
-    lines.push(`${file}: ${total} busy samples in the window`, ...top.map(([k, v]) => `  ${v}\t${k}`));
+    lines.push(`${file}: ${total} busy samples (1 ms each) in the first window`, ...top.map(([k, v]) => `  ${v}\t${k}`));
   }
   return lines.join('\n');
 }

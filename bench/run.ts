@@ -4,7 +4,7 @@
  *   npm run bench                         catalog (hot path), orders, startup
  *   npm run bench -- --only catalog       some of them (comma-separated: catalog, orders, startup, cost)
  *   npm run bench -- --only cost          CPU per order and at rest, Postgres counters per order (bench/cost.ts)
- *   npm run bench -- --only rest          the platform at rest alone, one minute (bench/rest.ts; BENCH_REST_PROFILE=1 profiles it)
+ *   npm run bench -- --only rest          the platform at rest alone: three one-minute windows after one of quiet (bench/rest.ts; BENCH_REST_PROFILE=1 profiles it)
  *   npm run bench -- --settings production,noExporter   tracing settings of the catalog benchmark
  *   npm run bench -- --duration 5         measured seconds per target (catalog)
  *   npm run bench -- --sources            services from sources (tsx) instead of compiled dist/
