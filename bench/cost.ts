@@ -34,7 +34,7 @@ export interface CostOptions {
 }
 
 /** CPU ms so far of each process we account for, by name; Postgres backends are summed under `postgres`. */
-async function cpuByProcess(pool: pg.Pool, database: string, pids: Record<string, number>, natsPid: number | undefined, seenBackends: Map<number, number>) {
+export async function cpuByProcess(pool: pg.Pool, database: string, pids: Record<string, number>, natsPid: number | undefined, seenBackends: Map<number, number>) {
   const out: Record<string, number> = {};
   for (const [name, pid] of Object.entries(pids)) out[name] = cpuMs(pid);
   if (natsPid) out.nats = cpuMs(natsPid);
@@ -51,7 +51,7 @@ async function cpuByProcess(pool: pg.Pool, database: string, pids: Record<string
   return out;
 }
 
-const natsPid = () => {
+export const natsPid = () => {
   try {
     return Number(execFileSync('pgrep', ['-x', 'nats-server'], { encoding: 'utf8' }).trim().split('\n')[0]) || undefined;
   } catch {

@@ -4,6 +4,7 @@
  *   npm run bench                         catalog (hot path), orders, startup
  *   npm run bench -- --only catalog       some of them (comma-separated: catalog, orders, startup, cost)
  *   npm run bench -- --only cost          CPU per order and at rest, Postgres counters per order (bench/cost.ts)
+ *   npm run bench -- --only rest          the platform at rest alone: three one-minute windows after one of quiet (bench/rest.ts; BENCH_REST_PROFILE=1 profiles it)
  *   npm run bench -- --settings production,noExporter   tracing settings of the catalog benchmark
  *   npm run bench -- --duration 5         measured seconds per target (catalog)
  *   npm run bench -- --sources            services from sources (tsx) instead of compiled dist/
@@ -17,6 +18,7 @@
 import { parseArgs } from 'node:util';
 import { catalogBenchmark, type SettingName } from './catalog.js';
 import { costBenchmark } from './cost.js';
+import { restBenchmark } from './rest.js';
 import { ordersBenchmark } from './orders.js';
 import { ordersClusterBenchmark } from './ordersCluster.js';
 import { soakBenchmark } from './soak.js';
@@ -56,6 +58,7 @@ try {
     }
     if (only.has('orders')) await ordersBenchmark();
     if (only.has('cost')) await costBenchmark({ mode: values.sources ? 'sources' : 'compiled', report });
+    if (only.has('rest')) await restBenchmark({ mode: values.sources ? 'sources' : 'compiled', report });
     if (only.has('orders-cluster')) await ordersClusterBenchmark({ report });
     if (only.has('startup')) await startupBenchmark({ ...(report ? {} : { reportFile: undefined }), ...(values.services ? { services: list(values.services) } : {}) });
   }

@@ -71,6 +71,17 @@ describe('the outbox relay', () => {
     await until(async () => ((await streamContents()).some((m) => m.envelope.id === id) ? true : undefined), 'the event to be published');
   });
 
+  it('when a row commits without its notification (lost with a connection), then the safety-net poll still publishes it', async () => {
+    relays.push(startOutboxRelay({ pool: infra.pool, schema: infra.schema, nc: infra.nc, ns: infra.ns, logger, pollMs: 3_600_000, idlePollMs: 100 }));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const id = 'evt_lost_notification';
+    const envelope = { id, type, occurredAt: new Date().toISOString(), data: { planId: 'plan_unannounced', active: true } };
+    // Written as enqueueEvent would, minus its pg_notify: only the poll can find it.
+    await infra.pool.query(`INSERT INTO ${infra.schema}.outbox (id, subject, payload, headers) VALUES ($1, $2, $3, '{}')`, [id, type, JSON.stringify(envelope)]);
+    await untilAllPublished();
+    expect((await streamContents()).map((m) => [m.msgId, m.envelope.data.planId])).toEqual([[id, 'plan_unannounced']]);
+  });
+
   it('when rows are committed, then they are published in commit order with Nats-Msg-Id = event id and marked published', async () => {
     const ids: string[] = [];
     for (let i = 1; i <= 5; i++) ids.push(await commitEvent(`plan_${i}`));

@@ -10,17 +10,27 @@ const scrape = async () => new PrometheusSerializer().serialize((await reader.co
 const valueOf = (page: string, metric: string) => Number(page.split('\n').find((line) => line.startsWith(`${metric}{`) || line.startsWith(`${metric} `))?.split(' ').at(-1));
 
 describe('runtime metrics', () => {
-  it('when the event loop is blocked for 200 ms, then the next scrape reports that delay and a busy loop', async () => {
-    await scrape(); // resets the delay histogram
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const until = Date.now() + 200;
+  it('when the event loop is blocked for 400 ms, then the next scrape reports that delay and a busy loop', async () => {
+    await scrape(); // resets the delay histogram, whose first sample after that only starts the count
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const until = Date.now() + 400;
     while (Date.now() < until) {
       // a synchronous stall, as a CPU-bound request would cause
     }
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, 150));
     const blocked = await scrape();
-    expect(valueOf(blocked, 'nodejs_eventloop_delay_max_seconds')).toBeGreaterThan(0.15);
+    // Sampled every 100 ms: the stall is seen whole but for the part before the next sample was due.
+    expect(valueOf(blocked, 'nodejs_eventloop_delay_max_seconds')).toBeGreaterThan(0.25);
+    expect(valueOf(blocked, 'nodejs_eventloop_delay_max_seconds')).toBeLessThan(0.45);
     expect(valueOf(blocked, 'nodejs_eventloop_utilization_ratio')).toBeGreaterThan(0.4);
+  });
+
+  it('when the event loop is idle, then its delay reads about zero, not the sampling interval', async () => {
+    await scrape();
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const idle = await scrape();
+    expect(valueOf(idle, 'nodejs_eventloop_delay_p50_seconds')).toBeGreaterThanOrEqual(0);
+    expect(valueOf(idle, 'nodejs_eventloop_delay_p50_seconds')).toBeLessThan(0.05);
   });
 
   it('when scraped, then heap, its limit, RSS and CPU time are reported in bytes and seconds', async () => {

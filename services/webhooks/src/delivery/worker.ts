@@ -58,16 +58,21 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
     (error) => logger.warn({ err: error }, 'cannot listen for due deliveries; polling only'),
   );
 
+  /** Milliseconds until the soonest pending delivery is due (0: due now), undefined when none is pending; 0 when unknown (the claim reports the outage). */
+  async function dueInMs(): Promise<number | undefined> {
+    try {
+      return await context.with(suppressTracing(context.active()), () => msUntilNextDue(pool));
+    } catch {
+      return 0;
+    }
+  }
+  const sleepFor = (dueIn: number | undefined) =>
+    dueIn === undefined ? options.idlePollMs : dueIn <= 0 ? options.pollMs : Math.min(Math.max(dueIn, options.pollMs / 10), options.idlePollMs);
+
   /** How long to sleep when nothing was claimed; `pollMs` while something due waits for a slot or nobody listens. */
   async function idleMs(): Promise<number> {
     if (!listener.listening()) return options.pollMs;
-    try {
-      const nextDue = await context.with(suppressTracing(context.active()), () => msUntilNextDue(pool));
-      if (nextDue === undefined) return options.idlePollMs;
-      return nextDue <= 0 ? options.pollMs : Math.min(Math.max(nextDue, options.pollMs / 10), options.idlePollMs);
-    } catch {
-      return options.pollMs; // the next claim reports the outage
-    }
+    return sleepFor(await dueInMs());
   }
 
   const idle = (ms: number) =>
@@ -112,9 +117,22 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
   }
 
   const loop = (async () => {
+    // At start, after a notification or an ending attempt, and after a claim with slots left, claim at once.
+    let expectWork = true;
     while (!stopped) {
       await listener.ensure();
+      expectWork ||= notified;
       notified = false;
+      // Woken by the timer while listening (at rest, the safety net): claim only when something is due. The
+      // indexed min() says so in one statement, where an empty claim costs a locked transaction of four.
+      if (!expectWork && listener.listening()) {
+        const dueIn = await dueInMs();
+        if (dueIn === undefined || dueIn > 0) {
+          await idle(sleepFor(dueIn));
+          continue;
+        }
+      }
+      expectWork = false;
       let claimed = 0;
       try {
         claimed = await tick();
@@ -122,7 +140,10 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
         logger.warn({ err: error }, 'claiming due webhook deliveries failed; retrying');
       }
       // A full batch may mean more is due: look again at once while slots are free.
-      if (stopped || (claimed > 0 && inFlight.size < options.concurrency)) continue;
+      if (stopped || (claimed > 0 && inFlight.size < options.concurrency)) {
+        expectWork = true;
+        continue;
+      }
       // Full: an ending attempt wakes us. Empty-handed: until the soonest retry, at most idlePollMs.
       await idle(claimed > 0 ? options.idlePollMs : await idleMs());
     }
