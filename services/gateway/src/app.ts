@@ -127,7 +127,7 @@ export async function buildGateway({ config, logger, nc, ns: subjects, consume, 
       meRoutes(api, { partners, portalToken, allowInsecureWebhookUrls });
       catalogRoute(api, { catalog, orders, doors, rendered: renderedCatalog });
       walletRoutes(api, { wallet, doors });
-      orderRoutes(api, { orders, doors });
+      orderRoutes(api, { orders, doors, catalogVersion: renderedCatalog.version });
       esimRoutes(api, { orders, doors });
       webhookRoutes(api, { webhooks, doors });
     },

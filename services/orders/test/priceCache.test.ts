@@ -1,4 +1,4 @@
-// Protects the orders service's plan-price cache: a repeated price costs no catalog call, a plan change is charged (or refused) from the next order on, and 0 turns the cache off.
+// Protects the orders service's plan-price cache: a repeated price costs no catalog call, a plan change is charged (or refused) from the next order on, an order carrying a newer catalog version is never charged an older cached price, and 0 turns the cache off.
 import { AppError } from '@esim/errors';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +6,8 @@ import { cachedCatalog, PriceCache, settleMs } from '../src/clients/cachedCatalo
 import type { Catalog, PlanPrice } from '../src/clients/catalog.js';
 import { createTestEnv, orderRequest, type OrdersClient, type TestEnv } from './support/testEnv.js';
 import { createTestInfra, until, type TestInfra } from '@esim/testing';
+import { addService, devTlsFiles, startGrpcServer, type ServiceHandlers } from '@esim/grpc';
+import { catalogV1 } from '@esim/proto';
 
 const logger = pino({ level: 'silent' });
 
@@ -127,6 +129,52 @@ describe('PriceCache', () => {
     await cache.getPlanPrice({ planId: 'plan_a', tier: 'standard' });
     expect(calls).toHaveLength(3);
   });
+
+  it('when an order carries a catalog version newer than the cached price, then the price is asked again and the new one charged; the same version is served cached', async () => {
+    const { catalog, prices, calls } = countingCatalog();
+    prices.set('plan_a', 700);
+    const cache = new PriceCache(catalog, 30_000);
+    expect((await cache.getPlanPrice({ planId: 'plan_a', tier: 'standard', catalogVersion: 3 })).price).toBe(700);
+
+    // The operator's write was answered (version 4) before its event arrived: no planChanged here.
+    prices.set('plan_a', 750);
+    expect((await cache.getPlanPrice({ planId: 'plan_a', tier: 'standard', catalogVersion: 4 })).price).toBe(750);
+    expect(calls).toEqual(['plan_a/standard', 'plan_a/standard']);
+
+    prices.set('plan_a', 800);
+    expect((await cache.getPlanPrice({ planId: 'plan_a', tier: 'standard', catalogVersion: 4 })).price).toBe(750);
+    expect((await cache.getPlanPrice({ planId: 'plan_a', tier: 'standard', catalogVersion: 2 })).price).toBe(750);
+    expect((await cache.getPlanPrice({ planId: 'plan_a', tier: 'standard' })).price).toBe(750);
+    expect(calls).toHaveLength(2);
+  });
+
+  it('when an order with a newer version asks while an older version is being fetched, then it does not share that call', async () => {
+    const { prices, calls } = countingCatalog();
+    prices.set('plan_a', 700);
+    const releases: (() => void)[] = [];
+    const slow: Catalog = {
+      async getPlanPrice(request) {
+        calls.push(`${request.planId}/${request.tier}`);
+        const price = prices.get(request.planId)!;
+        await new Promise<void>((resolve) => releases.push(resolve));
+        return priceOf(price);
+      },
+      close: () => {},
+    };
+    const cache = new PriceCache(slow, 30_000);
+    const older = cache.getPlanPrice({ planId: 'plan_a', tier: 'standard', catalogVersion: 1 });
+    prices.set('plan_a', 750);
+    const newer = cache.getPlanPrice({ planId: 'plan_a', tier: 'standard', catalogVersion: 2 });
+    const sharing = cache.getPlanPrice({ planId: 'plan_a', tier: 'standard', catalogVersion: 2 });
+    expect(calls).toEqual(['plan_a/standard', 'plan_a/standard']);
+    // The newer answer lands first; the older one, landing after, does not displace it.
+    releases[1]!();
+    expect([(await newer).price, (await sharing).price]).toEqual([750, 750]);
+    releases[0]!();
+    expect((await older).price).toBe(700);
+    expect((await cache.getPlanPrice({ planId: 'plan_a', tier: 'standard', catalogVersion: 2 })).price).toBe(750);
+    expect(calls).toHaveLength(2);
+  });
 });
 
 describe('cachedCatalog on NATS', () => {
@@ -199,4 +247,42 @@ describe('CreateOrder with the price cache and the real catalog', () => {
       await env.catalog.updatePlan({ id: plan.id, plan: { floorPrice, active: true }, audit: { operator: 'orders-test' } });
     }
   });
+
+  it('when an order carries a catalog version raised after a reprice the orders service has not heard of, then it is charged the new price', async () => {
+    // A catalog that never announces its changes, so only the version can make the cache ask again.
+    const fake = await startSilentCatalog(700);
+    try {
+      const { client: quiet } = await env.start({ ORDERS_PRICE_CACHE_MS: '30000', CATALOG_ADDR: fake.address });
+      const partnerId = env.partner(10_000_000);
+      const charged = async (catalogVersion: bigint) => (await quiet.createOrder({ ...orderRequest(partnerId, 'pln_silent'), catalogVersion })).order!.price;
+      expect(await charged(1n)).toBe(700n);
+      fake.price = 750;
+      expect(await charged(1n)).toBe(700n);
+      expect(fake.calls).toBe(1);
+      expect(await charged(2n)).toBe(750n);
+      expect(await charged(2n)).toBe(750n);
+      expect(await charged(0n)).toBe(750n);
+      expect(fake.calls).toBe(2);
+    } finally {
+      await fake.stop();
+    }
+  });
 });
+
+/** A CatalogService answering GetPlanPrice with `price` (standard tier) and publishing no change events. */
+async function startSilentCatalog(price: number) {
+  const fake = { price, calls: 0 };
+  const handlers = {
+    async getPlanPrice(request: { planId: string }) {
+      fake.calls += 1;
+      return { planId: request.planId, ...priceOf(fake.price), region: undefined, price: BigInt(fake.price) };
+    },
+  } as unknown as ServiceHandlers<(typeof catalogV1.CatalogService)['method']>;
+  const server = await startGrpcServer({
+    port: 0,
+    host: '127.0.0.1',
+    tls: devTlsFiles('catalog'),
+    register: (s) => addService(s, catalogV1.CatalogService, handlers, () => {}),
+  });
+  return Object.assign(fake, { address: `127.0.0.1:${server.port}`, stop: () => server.stop(1_000) });
+}

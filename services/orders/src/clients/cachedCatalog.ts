@@ -1,6 +1,6 @@
 import type { Namespace, NatsConnection } from '@esim/events';
 import type { Logger } from '@esim/telemetry';
-import type { Catalog, PlanPrice } from './catalog.js';
+import type { Catalog, PlanPrice, PriceRequest } from './catalog.js';
 
 /**
  * After a change, prices fetched in this window are kept only until it ends:
@@ -12,6 +12,13 @@ export const settleMs = 1_000;
 interface Entry {
   price: PlanPrice;
   expiresAt: number;
+  /** The catalog version of the order that asked for it: the price is at least that new. */
+  version: number;
+}
+
+interface Pending {
+  asking: Promise<PlanPrice>;
+  version: number;
 }
 
 /**
@@ -23,10 +30,15 @@ interface Entry {
  * kept: a refusal (unknown or inactive plan, catalog unreachable) is asked
  * again every time, so a plan made available is sold at once. Concurrent
  * orders for a missing price share one call.
+ *
+ * An order may carry the gateway's catalog version (raised before the
+ * operator hears back from a plan write): a price is charged only if it was
+ * asked for by an order with that version or a later one, so an order placed
+ * after the write's answer never waits on the event for the new price.
  */
 export class PriceCache implements Catalog {
   private entries = new Map<string, Entry>();
-  private readonly pending = new Map<string, Promise<PlanPrice>>();
+  private readonly pending = new Map<string, Pending>();
   /** Bumped by every change: a call that started before one is not stored. */
   private generation = 0;
   private readonly unsettledUntil = new Map<string, number>();
@@ -38,11 +50,14 @@ export class PriceCache implements Catalog {
     private readonly now: () => number = () => performance.now(),
   ) {}
 
-  getPlanPrice(request: { planId: string; tier: string }): Promise<PlanPrice> {
+  getPlanPrice(request: PriceRequest): Promise<PlanPrice> {
     const key = `${request.planId}\u0000${request.tier}`;
+    const version = request.catalogVersion ?? 0;
     const entry = this.entries.get(key);
-    if (entry !== undefined && entry.expiresAt > this.now()) return Promise.resolve(entry.price);
-    return this.pending.get(key) ?? this.fill(key, request);
+    if (entry !== undefined && entry.version >= version && entry.expiresAt > this.now()) return Promise.resolve(entry.price);
+    const pending = this.pending.get(key);
+    if (pending !== undefined && pending.version >= version) return pending.asking;
+    return this.fill(key, { planId: request.planId, tier: request.tier }, version);
   }
 
   /** `catalog.plan.changed` for `planId`: forget its prices now, and those fetched in the next moments soon again. */
@@ -70,18 +85,22 @@ export class PriceCache implements Catalog {
     this.catalog.close();
   }
 
-  private fill(key: string, request: { planId: string; tier: string }): Promise<PlanPrice> {
+  private fill(key: string, request: PriceRequest, version: number): Promise<PlanPrice> {
     const generation = this.generation;
     const asking = this.catalog
       .getPlanPrice(request)
       .then((price) => {
-        if (generation === this.generation) this.entries.set(key, { price, expiresAt: this.expiry(request.planId) });
+        // An answer to an older version's call, landing after a newer one's, does not displace it.
+        const stored = this.entries.get(key);
+        if (generation === this.generation && !(stored !== undefined && stored.version > version && stored.expiresAt > this.now())) {
+          this.entries.set(key, { price, expiresAt: this.expiry(request.planId), version });
+        }
         return price;
       })
       .finally(() => {
-        if (this.pending.get(key) === asking) this.pending.delete(key);
+        if (this.pending.get(key)?.asking === asking) this.pending.delete(key);
       });
-    this.pending.set(key, asking);
+    this.pending.set(key, { asking, version });
     return asking;
   }
 

@@ -13,9 +13,16 @@ export interface PlanPrice {
   validityDays: number;
 }
 
+export interface PriceRequest {
+  planId: string;
+  tier: string;
+  /** The gateway's catalog version the order arrived with (0 or absent: none); only a cache reads it. */
+  catalogVersion?: number;
+}
+
 export interface Catalog {
   /** PLAN_NOT_AVAILABLE for an unknown or inactive plan; UNAVAILABLE when the catalog does not answer. */
-  getPlanPrice(request: { planId: string; tier: string }): Promise<PlanPrice>;
+  getPlanPrice(request: PriceRequest): Promise<PlanPrice>;
   close(): void;
 }
 
@@ -27,7 +34,7 @@ export function catalogClient(address: string, tls?: TlsFiles): Catalog {
   const client = createClient(catalogV1.CatalogService, address, { tls });
   return {
     async getPlanPrice(request) {
-      const answer = await client.getPlanPrice(request, { deadlineMs: priceDeadlineMs });
+      const answer = await client.getPlanPrice({ planId: request.planId, tier: request.tier }, { deadlineMs: priceDeadlineMs });
       return {
         planName: answer.planName,
         price: Number(answer.price),

@@ -41,7 +41,7 @@ export async function createOrder(deps: OrdersDeps, input: OrderRequest): Promis
     // A top-up's eSIM is checked before the plan: a wrong ICCID is the caller's first mistake to hear of.
     if (request.iccid !== undefined) await toppableEsim(deps.pool, request.partnerId, request.iccid);
 
-    const price = await deps.catalog.getPlanPrice({ planId: request.planId, tier: request.tier });
+    const price = await deps.catalog.getPlanPrice({ planId: request.planId, tier: request.tier, catalogVersion: request.catalogVersion });
     if (price.currency !== deps.currency) throw new AppError('INTERNAL', `catalog prices in ${price.currency}, orders are in ${deps.currency}`);
 
     const order = await insertOrder(deps, newOrderOf(request, fingerprint, price));

@@ -83,6 +83,8 @@ export interface OrderRequest {
   phoneNumber: string;
   /** Set: a top-up of this eSIM (contract §13). */
   iccid?: string;
+  /** The gateway's catalog version when the order arrived: no price cached for an older one is charged (0: none). */
+  catalogVersion?: number;
 }
 
 /**

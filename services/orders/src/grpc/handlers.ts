@@ -16,7 +16,7 @@ type OrdersMethods = (typeof ordersV1.OrdersService)['method'];
 export function ordersHandlers(deps: OrdersDeps): ServiceHandlers<OrdersMethods> {
   return {
     async createOrder(request) {
-      const { order, walletBalance, replayed } = await createOrder(deps, request);
+      const { order, walletBalance, replayed } = await createOrder(deps, { ...request, catalogVersion: Number(request.catalogVersion) });
       return { order: orderMessage(order), walletBalance: BigInt(walletBalance), replayed };
     },
     async getOrder(request) {

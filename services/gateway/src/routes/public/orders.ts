@@ -1,9 +1,11 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { AppError } from '@esim/errors';
 import { ordersV1 } from '@esim/proto';
 import { orderStatuses } from '@esim/vocabulary';
 import type { OrdersClient } from '../../backends.js';
+import type { CatalogVersion } from '../../cache/catalogVersion.js';
 import { component } from '../../http/components.js';
 import { pageOf, pageQuery, pagination, problems } from '../../http/schemas.js';
 import { toProtoEnum } from '../../views/enums.js';
@@ -40,12 +42,22 @@ const cancelOrderDeadlineMs = 15_000;
 export interface OrderRouteDeps {
   orders: OrdersClient;
   doors: PartnerDoors;
+  /**
+   * Sent with every new order (and top-up): orders charges no price it cached
+   * before this version, so an order placed after an admin plan write has
+   * been answered pays the new price without waiting for the change event.
+   */
+  catalogVersion?: CatalogVersion;
 }
 
 /** POST /partner/orders and /partner/orders/{orderId}/cancel (orders:write); GET /partner/orders and /partner/orders/{orderId} (orders:read) and their portal twins (§7). */
-export function orderRoutes(app: FastifyInstance, { orders, doors }: OrderRouteDeps): void {
+export function orderRoutes(app: FastifyInstance, { orders, doors, catalogVersion }: OrderRouteDeps): void {
   const typed = app.withTypeProvider<ZodTypeProvider>();
-  const write = doors.apiKey('orders:write');
+  // Read while the door counts the request, in the same Redis round trip.
+  const versions = new WeakMap<FastifyRequest, number>();
+  const alongside = catalogVersion && (async (request: FastifyRequest) => versions.set(request, await catalogVersion.read()));
+  const write = doors.apiKey('orders:write', { alongside });
+  const cancel = doors.apiKey('orders:write');
 
   typed.post(
     '/partner/orders',
@@ -73,7 +85,13 @@ export function orderRoutes(app: FastifyInstance, { orders, doors }: OrderRouteD
     },
     async (request, reply) => {
       const { partnerId, tier } = accountOf(request);
-      const result = await orders.createOrder({ partnerId, tier, ...request.body }, { deadlineMs: createOrderDeadlineMs });
+      const version = versions.get(request);
+      // Redis answered the rate limit but not the version: as when it answers neither, 503 and nothing is charged.
+      if (catalogVersion && version === undefined) throw new AppError('UNAVAILABLE', 'A dependency is unavailable; retry shortly.');
+      const result = await orders.createOrder(
+        { partnerId, tier, ...request.body, catalogVersion: BigInt(version ?? 0) },
+        { deadlineMs: createOrderDeadlineMs },
+      );
       const body = { ...toOrderView(result.order!), walletBalance: Number(result.walletBalance) };
       if (result.replayed) return reply.code(200).header('idempotent-replayed', 'true').send(body);
       return reply.code(201).send(body);
@@ -93,11 +111,11 @@ export function orderRoutes(app: FastifyInstance, { orders, doors }: OrderRouteD
           'its bundle unused, within the cancellation window of provisioning and, for an `esim` order, the eSIM not installed and without a top-up ' +
           'that is not cancelled; nothing changes. 503 UNAVAILABLE when the supplier cannot be reached: nothing changed, safe to retry. ' +
           'An unknown, malformed or another partner’s order id: 404 ORDER_NOT_FOUND.',
-        security: write.security,
+        security: cancel.security,
         params: z.object({ orderId: z.string() }),
-        response: { 200: orderView, ...problems(404, 409, 413, 415), ...write.problems },
+        response: { 200: orderView, ...problems(404, 409, 413, 415), ...cancel.problems },
       },
-      onRequest: write.onRequest,
+      onRequest: cancel.onRequest,
     },
     async (request) => {
       const orderId = idOrNotFound('ord', 'ORDER_NOT_FOUND', request.params.orderId);
