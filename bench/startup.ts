@@ -18,6 +18,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ensureDatabase } from '@esim/postgres';
+import { grpcIdentityEnv } from '../scripts/launcher/platform.js';
 import { addressEnv, freePorts, portEnv, readinessPort, services, type ServiceEntry } from '../scripts/launcher/services.js';
 import { productionNodeOptions } from '../scripts/deploy/nodeOptions.js';
 import { repoRoot } from '../scripts/launcher/supervisor.js';
@@ -134,7 +135,7 @@ export async function startupBenchmark(overrides: Partial<StartupOptions> = {}):
   const workDir = await mkdtemp(join(tmpdir(), 'esim-bench-startup-'));
   await ensureDatabase(run.databaseUrl);
   const { NODE_OPTIONS: _ignored, ...inherited } = process.env;
-  const env: NodeJS.ProcessEnv = {
+  const sharedEnv: NodeJS.ProcessEnv = {
     ...inherited,
     ...addressEnv(await freePorts()),
     NODE_ENV: 'production',
@@ -146,6 +147,8 @@ export async function startupBenchmark(overrides: Partial<StartupOptions> = {}):
     ADMIN_TOKEN: randomBytes(24).toString('hex'),
     JWT_SECRET: randomBytes(32).toString('base64'),
     DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    // Production has no development default for it (supplier-sim signs its notifications, the gateway checks them).
+    SUPPLIER_CALLBACK_SECRET: randomBytes(32).toString('base64url'),
     MAIL_DIR: join(workDir, 'mail'),
   };
 
@@ -159,6 +162,8 @@ export async function startupBenchmark(overrides: Partial<StartupOptions> = {}):
       else if (!existsSync(join(dir, 'dist', 'main.js'))) result.skipped = 'not built';
       if (result.skipped) continue;
       log(`startup: ${entry.name}`);
+      // Its gRPC identity (mutual TLS): production mode has no development default either.
+      const env = { ...sharedEnv, ...grpcIdentityEnv(entry.name, sharedEnv) };
       await startOnce(entry, 'sources', env, undefined);
       for (let i = 0; i < options.runs; i += 1) {
         for (const mode of Object.keys(modes) as Mode[]) {
