@@ -43,7 +43,8 @@ describe('ports', () => {
     const { port } = await listen();
     const internal = await claimPorts({ ...defaultPorts, catalog: { grpc: port, health: 0 }, gateway: { http: 0, admin: 0 } }, () => true);
     expect(internal.ports.catalog!.grpc).not.toBe(port);
-    expect(internal.moved).toEqual([expect.stringContaining(`catalog grpc ${port} → `)]);
+    // Only the catalog's move is this test's: another default port may be taken on a busy machine (a running npm start).
+    expect(internal.moved.filter((line) => line.startsWith('catalog '))).toEqual([expect.stringContaining(`catalog grpc ${port} → `)]);
 
     const claim = claimPorts({ gateway: { http: port, admin: 0 } }, () => false);
     await expect(claim).rejects.toBeInstanceOf(PortTaken);
