@@ -1,71 +1,18 @@
 // Protects the gateway's own behaviour without any backend: readiness on its own dependencies only, 503 for a backend that is down, 404 for ids that cannot exist, request ids on every answer, and a true OpenAPI document of the money routes.
-import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
-import { jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type RunningService } from '@esim/service';
-import { createLogger } from '@esim/telemetry';
-import { gatewayService } from '../src/app.js';
-import type { Config } from '../src/config.js';
+import { startLonelyGateway, type LonelyGateway } from './support/lonelyGateway.js';
 
-const natsUrl = 'nats://127.0.0.1:4222';
-const redisUrl = 'redis://127.0.0.1:6379';
-const ns = `gwtest${randomBytes(5).toString('hex')}`;
-const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
-
-/** A port nothing listens on: every backend is "down". */
-function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-let gateway: RunningService<Config>;
+let gateway: LonelyGateway;
 let publicUrl: string;
 let adminUrl: string;
+let adminToken: string;
 
 beforeAll(async () => {
-  const down = async () => `127.0.0.1:${await closedPort()}`;
-  gateway = await startService(gatewayService, {
-    logger: createLogger('gateway', 'silent'),
-    env: {
-      NODE_ENV: 'test',
-      NATS_URL: natsUrl,
-      REDIS_URL: redisUrl,
-      PLATFORM_NAMESPACE: ns,
-      HOST: '127.0.0.1',
-      PORT: '0',
-      ADMIN_PORT: '0',
-      ADMIN_TOKEN: adminToken,
-      JWT_SECRET: randomBytes(32).toString('base64'),
-      PARTNERS_ADDR: await down(),
-      CATALOG_ADDR: await down(),
-      WALLET_ADDR: await down(),
-      ORDERS_ADDR: await down(),
-    },
-  });
-  publicUrl = `http://127.0.0.1:${gateway.ports.http.public}`;
-  adminUrl = `http://127.0.0.1:${gateway.ports.http.admin}`;
+  gateway = await startLonelyGateway('gwtest');
+  ({ publicUrl, adminUrl, adminToken } = gateway);
 });
 
-afterAll(async () => {
-  await gateway?.close();
-  const nc = await connect({ servers: natsUrl });
-  const jsm = await jetstreamManager(nc);
-  for await (const stream of jsm.streams.list()) {
-    if (stream.config.name.startsWith(`${ns.toUpperCase()}_`)) await jsm.streams.delete(stream.config.name);
-  }
-  await nc.close();
-  const redis = new Redis(redisUrl);
-  const keys = await redis.keys(`${ns}:*`);
-  if (keys.length > 0) await redis.del(...keys);
-  await redis.quit();
-});
+afterAll(async () => gateway?.stop());
 
 async function get(url: string, init: RequestInit = {}) {
   const response = await fetch(url, init);

@@ -1,69 +1,19 @@
 // Protects §3's promise that every status the API can answer is in its OpenAPI document: each operation of both documents lists the statuses the HTTP layer can give on it (400, 413/415 where a body is read, 404 where an id is named, 503), each as application/problem+json.
-import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
-import { jetstreamManager } from '@nats-io/jetstream';
-import { connect } from '@nats-io/transport-node';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type RunningService } from '@esim/service';
-import { createLogger } from '@esim/telemetry';
-import { gatewayService } from '../src/app.js';
-import type { Config } from '../src/config.js';
 import { edgeStatuses } from '../src/http/edgeProblems.js';
+import { startLonelyGateway, type LonelyGateway } from './support/lonelyGateway.js';
 
-const natsUrl = 'nats://127.0.0.1:4222';
-const redisUrl = 'redis://127.0.0.1:6379';
-const ns = `gwdoc${randomBytes(5).toString('hex')}`;
-
-const closedPort = () =>
-  new Promise<number>((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-
-let gateway: RunningService<Config>;
+let gateway: LonelyGateway;
 const documents: Record<string, any> = {};
 
 beforeAll(async () => {
-  const down = async () => `127.0.0.1:${await closedPort()}`;
-  gateway = await startService(gatewayService, {
-    logger: createLogger('gateway', 'silent'),
-    env: {
-      NODE_ENV: 'test',
-      NATS_URL: natsUrl,
-      REDIS_URL: redisUrl,
-      PLATFORM_NAMESPACE: ns,
-      HOST: '127.0.0.1',
-      PORT: '0',
-      ADMIN_PORT: '0',
-      ADMIN_TOKEN: `adm_${randomBytes(24).toString('base64url')}`,
-      JWT_SECRET: randomBytes(32).toString('base64'),
-      PARTNERS_ADDR: await down(),
-      CATALOG_ADDR: await down(),
-      WALLET_ADDR: await down(),
-      ORDERS_ADDR: await down(),
-    },
-  });
-  for (const [name, port] of Object.entries({ public: gateway.ports.http.public, admin: gateway.ports.http.admin })) {
-    documents[name] = await (await fetch(`http://127.0.0.1:${port}/openapi.json`)).json();
+  gateway = await startLonelyGateway('gwdoc');
+  for (const [name, url] of Object.entries({ public: gateway.publicUrl, admin: gateway.adminUrl })) {
+    documents[name] = await (await fetch(`${url}/openapi.json`)).json();
   }
 });
 
-afterAll(async () => {
-  await gateway?.close();
-  const nc = await connect({ servers: natsUrl });
-  const jsm = await jetstreamManager(nc);
-  for await (const stream of jsm.streams.list()) {
-    if (stream.config.name.startsWith(`${ns.toUpperCase()}_`)) await jsm.streams.delete(stream.config.name);
-  }
-  await nc.close();
-  const redis = new Redis(redisUrl);
-  const keys = await redis.keys(`${ns}:*`);
-  if (keys.length > 0) await redis.del(...keys);
-  await redis.quit();
-});
+afterAll(async () => gateway?.stop());
 
 const httpMethods = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 
