@@ -14,7 +14,8 @@ import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import QRCode from 'qrcode';
 import { createClient, type Order } from '@esim/sdk';
-import { call, connection } from '../../packages/admin-cli/src/api.js';
+import { call } from '../../packages/admin-cli/src/api.js';
+import { connection } from '../../packages/admin-cli/src/config.js';
 import { approvalCredentials } from './mail.js';
 import { startReceiver } from './receiver.js';
 

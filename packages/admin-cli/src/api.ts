@@ -1,29 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import type { Connection } from './config.js';
 import { CliError, exitCodes } from './errors.js';
 
-export interface Connection {
-  url: string;
-  token: string;
-  operator?: string;
-  timeoutMs: number;
-}
-
-/** `var/secrets/admin_token` of the checkout around the working directory, as `npm start` writes it. */
-function developmentToken(from = process.cwd()): string | undefined {
-  for (let dir = resolve(from); ; dir = dirname(dir)) {
-    const file = join(dir, 'var', 'secrets', 'admin_token');
-    if (existsSync(file)) return readFileSync(file, 'utf8').trim();
-    if (dirname(dir) === dir) return undefined;
-  }
-}
-
-export function connection(options: { url?: string; token?: string; operator?: string }): Connection {
-  const url = (options.url ?? process.env.ADMIN_URL ?? 'http://localhost:8081').replace(/\/+$/, '');
-  const token = options.token ?? process.env.ADMIN_TOKEN ?? developmentToken();
-  if (!token) throw new CliError('No admin token: set ADMIN_TOKEN (or pass --token); `npm start` writes one to var/secrets/admin_token.', exitCodes.unauthorized);
-  return { url, token, operator: options.operator ?? process.env.ADMIN_OPERATOR, timeoutMs: 15_000 };
-}
+export type { Connection } from './config.js';
 
 /** One admin API call: the parsed body on 2xx, a CliError with the right exit code otherwise. */
 export async function call<T = any>(conn: Connection, method: string, path: string, body?: unknown): Promise<T> {

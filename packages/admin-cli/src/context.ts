@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { connection, type Connection } from './api.js';
+import { connection, type Connection } from './config.js';
 import { CliError, exitCodes } from './errors.js';
 import type { Output } from './output.js';
 
