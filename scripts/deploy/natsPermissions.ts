@@ -40,7 +40,7 @@ export function natsUsage(entry: ServiceEntry) {
   const publishes = [...published.matchAll(/'([A-Z_]+)'/g)].map((m) => m[1] as StreamName);
   const durables = [...code.matchAll(/durable:\s*'([a-z_]+)',\s*type:\s*'([a-z._]+)'/g)].map((m) => ({ durable: m[1]!, type: m[2]! }));
   const referenced = Object.keys(events).filter((type) => code.includes(`'${type}'`));
-  const subscribed = [...code.matchAll(/\.subscribe\(ns\.subject\('([a-z._]+)'\)/g)].map((m) => m[1]!);
+  const subscribed = [...code.matchAll(/\.subscribe\(ns\.subject\('([a-z._]+)'\)|onEveryReplica\(\{[^}]*\btype: '([a-z._]+)'/g)].map((m) => (m[1] ?? m[2])!);
   // The operator's dead-letter routes (the gateway's admin API): reading and redriving every consumer's letters.
   const redrives = /\bredriveDeadLetters\(/.test(code);
   return { publishes, durables, referenced, subscribed, redrives };

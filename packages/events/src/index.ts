@@ -1,5 +1,6 @@
 export { events, streams, partnerOrderView, partnerEsimView, partnerBundleView, ledgerEntryView, partnerNotification, type PartnerNotification, type EventEnvelope, type EventData, type EventType, type StreamName } from './contracts.js';
 export { namespace, type Namespace } from './namespace.js';
+export { onEveryReplica } from './everyReplica.js';
 export { connectNats, ensureStreams, natsConnectOptions, type NatsConnection, type NatsSecurity, type StreamOptions } from './nats.js';
 export { enqueueEvent, publishEvent, startOutboxRelay, type OutboxRelay } from './outbox.js';
 export { startConsumer, exactlyOnce, defaultRetry, PermanentEventError, type ConsumerSpec, type RunningConsumer } from './consumer.js';

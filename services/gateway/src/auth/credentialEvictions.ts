@@ -1,4 +1,4 @@
-import { events, type EventEnvelope, type Namespace, type NatsConnection } from '@esim/events';
+import { onEveryReplica, type Namespace, type NatsConnection } from '@esim/events';
 import type { Logger } from '@esim/telemetry';
 import type { CredentialCache } from './credentialCache.js';
 import type { LocalCredentials } from './localCredentials.js';
@@ -26,7 +26,7 @@ export function startCredentialEvictions(options: {
   logger: Logger;
 }): CredentialEvictions {
   const { nc, ns, shared, local, logger } = options;
-  const type = 'partners.credentials.changed';
+  const type = 'partners.credentials.changed' as const;
   const evict = async (prefixes: string[]) => {
     local.evict(prefixes);
     try {
@@ -37,23 +37,5 @@ export function startCredentialEvictions(options: {
     }
     local.evict(prefixes);
   };
-  const subscription = nc.subscribe(ns.subject(type), {
-    callback: (error, message) => {
-      if (error) return logger.warn({ err: error }, 'credential eviction subscription failed');
-      let prefixes: string[];
-      try {
-        const envelope = message.json<EventEnvelope<typeof type>>();
-        prefixes = events[type].data.parse(envelope.data).prefixes;
-      } catch (parseError) {
-        // Unreadable: forget everything rather than keep a credential that may have changed.
-        logger.warn({ err: parseError }, 'unreadable credential change; clearing the local credential cache');
-        return local.clear();
-      }
-      void evict(prefixes);
-    },
-  });
-  void (async () => {
-    for await (const status of nc.status()) if (status.type === 'reconnect') local.clear();
-  })().catch(() => {});
-  return { stop: () => subscription.unsubscribe() };
+  return onEveryReplica({ nc, ns, type, logger, handle: ({ prefixes }) => void evict(prefixes), reset: () => local.clear() });
 }

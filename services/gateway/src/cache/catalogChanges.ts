@@ -1,4 +1,4 @@
-import type { Namespace, NatsConnection } from '@esim/events';
+import { onEveryReplica, type Namespace, type NatsConnection } from '@esim/events';
 import type { Logger } from '@esim/telemetry';
 import type { RenderedResponses } from './renderedResponses.js';
 
@@ -12,14 +12,5 @@ import type { RenderedResponses } from './renderedResponses.js';
  */
 export function startCatalogChanges(options: { nc: NatsConnection; ns: Namespace; responses: RenderedResponses; logger: Logger }): { stop(): void } {
   const { nc, ns, responses, logger } = options;
-  const subscription = nc.subscribe(ns.subject('catalog.plan.changed'), {
-    callback: (error) => {
-      if (error) logger.warn({ err: error }, 'catalog change subscription failed');
-      responses.changed();
-    },
-  });
-  void (async () => {
-    for await (const status of nc.status()) if (status.type === 'reconnect') responses.changed();
-  })().catch(() => {});
-  return { stop: () => subscription.unsubscribe() };
+  return onEveryReplica({ nc, ns, type: 'catalog.plan.changed', logger, handle: () => responses.changed(), reset: () => responses.changed() });
 }

@@ -1,4 +1,4 @@
-import type { Namespace, NatsConnection } from '@esim/events';
+import { onEveryReplica, type Namespace, type NatsConnection } from '@esim/events';
 import type { Logger } from '@esim/telemetry';
 import type { Catalog, PlanPrice, PriceRequest } from './catalog.js';
 
@@ -126,30 +126,6 @@ export function cachedCatalog(options: { catalog: Catalog; ttlMs: number; nc: Na
   const { catalog, ttlMs, nc, ns, logger } = options;
   if (ttlMs === 0) return { catalog, stop: () => {} };
   const cache = new PriceCache(catalog, ttlMs);
-  const subscription = nc.subscribe(ns.subject('catalog.plan.changed'), {
-    callback: (error, message) => {
-      if (error) {
-        logger.warn({ err: error }, 'catalog change subscription failed');
-        cache.clear();
-        return;
-      }
-      const planId = planIdOf(message.data);
-      if (planId === undefined) cache.clear();
-      else cache.planChanged(planId);
-    },
-  });
-  void (async () => {
-    for await (const status of nc.status()) if (status.type === 'reconnect') cache.clear();
-  })().catch(() => {});
-  return { catalog: cache, stop: () => subscription.unsubscribe() };
-}
-
-/** The plan id in an event envelope; undefined for anything unreadable, which then drops every price. */
-function planIdOf(body: Uint8Array): string | undefined {
-  try {
-    const envelope = JSON.parse(new TextDecoder().decode(body)) as { data?: { planId?: unknown } };
-    return typeof envelope.data?.planId === 'string' ? envelope.data.planId : undefined;
-  } catch {
-    return undefined;
-  }
+  const changes = onEveryReplica({ nc, ns, type: 'catalog.plan.changed', logger, handle: ({ planId }) => cache.planChanged(planId), reset: () => cache.clear() });
+  return { catalog: cache, stop: changes.stop };
 }
