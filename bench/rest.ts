@@ -16,7 +16,7 @@
  * replica costs at rest is the windows after that.
  *
  *   BENCH_REST_PROFILE=1   every service also records a V8 CPU profile of
- *                          the first window (support/restProfiler.mjs); the
+ *                          the first window (support/cpuProfiler.mjs); the
  *                          functions with the most self time are printed
  *                          per service and the .cpuprofile files kept (open
  *                          them in Chrome's DevTools) to see what still
@@ -61,8 +61,8 @@ export async function restBenchmark(options: RestOptions = {}): Promise<RestResu
   const profileDir = profile ? await mkdtemp(join(tmpdir(), 'esim-rest-profile-')) : undefined;
   const extraEnv: Record<string, string> = {};
   if (profileDir) {
-    extraEnv.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --import ${join(repoRoot, 'bench', 'support', 'restProfiler.mjs')}`.trim();
-    extraEnv.BENCH_PROFILE_DIR = profileDir;
+    extraEnv.NODE_OPTIONS = `${process.env.NODE_OPTIONS ?? ''} --import ${join(repoRoot, 'bench', 'support', 'cpuProfiler.mjs')}`.trim();
+    extraEnv.CPU_PROFILE_DIR = profileDir;
   }
   const bench = await startBenchPlatform(extraEnv, { mode });
   const signalProfilers = () => profileDir && Object.values(bench.pids()).forEach((pid) => process.kill(pid, 'SIGUSR2'));

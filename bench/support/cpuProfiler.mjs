@@ -1,5 +1,5 @@
 /**
- * Preloaded into each service by bench/profileHops.ts (NODE_OPTIONS=--import,
+ * Preloaded into each service by bench/profileHops.ts and bench/rest.ts (NODE_OPTIONS=--import,
  * since Node 20 refuses --cpu-prof there): the first SIGUSR2 starts V8's CPU
  * profiler in-process, the second stops it and writes
  * `<CPU_PROFILE_DIR>/<OTEL_SERVICE_NAME>.<pid>.cpuprofile`. Only the window
