@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { bundleStatuses, esimStatuses, ledgerEntryTypes, orderKinds, orderStatuses } from '@esim/vocabulary';
+import { bundleStatuses, esimStatuses, ledgerEntryTypes, orderKinds, orderStatuses, partnerEventTypes } from '@esim/vocabulary';
 
 /**
  * Every event that crosses a service boundary, declared once: its subject
@@ -102,6 +102,20 @@ export const ledgerEntryView = z.object({
   createdAt: z.string(),
 });
 
+/** A webhook endpoint as partners see it (contract §9, "Several endpoints per partner"). */
+export const webhookEndpointView = z.object({
+  id: z.string(),
+  url: z.string(),
+  description: z.string(),
+  /** null: every event type. */
+  eventTypes: z.array(z.enum(partnerEventTypes)).nullable(),
+  enabled: z.boolean(),
+  livemode: z.boolean(),
+  /** "failing" when the platform disabled it; null when enabled or disabled by hand. */
+  disabledReason: z.string().nullable(),
+  createdAt: z.string(),
+});
+
 /**
  * The partner-facing events of contract §9. The envelope id is the event id
  * partners dedupe by; `type` and `payload` become the webhook body's `type`
@@ -127,7 +141,14 @@ export const partnerNotification = z.discriminatedUnion('type', [
     orderId: z.null(),
     payload: z.object({ ledgerEntry: ledgerEntryView, walletBalance: money }),
   }),
-  z.object({ partnerId: z.string(), type: z.literal('webhook.test'), orderId: z.null(), payload: z.object({ message: z.string() }) }),
+  z.object({
+    partnerId: z.string(),
+    type: z.literal('webhook.test'),
+    orderId: z.null(),
+    payload: z.object({ message: z.string() }),
+    /** Set by a per-endpoint test (§9): the event goes to this endpoint alone; absent, to every endpoint that takes it. */
+    endpointId: z.string().optional(),
+  }),
   /*
    * eSIM events carry the eSIM's first order id as orderId: the webhooks
    * service delivers one orderId's events in order, which is what "per eSIM,
@@ -152,6 +173,20 @@ export const partnerNotification = z.discriminatedUnion('type', [
     orderId: z.string(),
     payload: z.object({ order: partnerOrderView, refundedAmount: money }),
   }),
+  /** A debit took the wallet below the partner's lowBalanceThreshold (§9); once per crossing. */
+  z.object({
+    partnerId: z.string(),
+    type: z.literal('wallet.balance_low'),
+    orderId: z.null(),
+    payload: z.object({ walletBalance: money, threshold: money }),
+  }),
+  /** One of the partner's endpoints was disabled for failing (§9); goes to its other endpoints. */
+  z.object({
+    partnerId: z.string(),
+    type: z.literal('webhook.endpoint_disabled'),
+    orderId: z.null(),
+    payload: z.object({ endpoint: webhookEndpointView }),
+  }),
 ]);
 export type PartnerNotification = z.output<typeof partnerNotification>;
 
@@ -160,7 +195,7 @@ export const events = {
     stream: 'MAIL',
     data: z.object({
       to: z.email(),
-      template: z.enum(['application_received', 'partner_approved', 'partner_rejected', 'api_key_issued', 'webhook_secret_rotated']),
+      template: z.enum(['application_received', 'partner_approved', 'partner_rejected', 'api_key_issued', 'webhook_secret_rotated', 'webhook_endpoint_disabled']),
       /** Non-secret template values (names, tier, reason, key prefix). */
       values: z.record(z.string(), z.string()),
       /** Secret template values (an API key, a webhook secret), sealed. */

@@ -1,4 +1,4 @@
-export { events, streams, partnerOrderView, partnerEsimView, partnerBundleView, ledgerEntryView, partnerNotification, type PartnerNotification, type EventEnvelope, type EventData, type EventType, type StreamName } from './contracts.js';
+export { events, streams, partnerOrderView, partnerEsimView, partnerBundleView, ledgerEntryView, webhookEndpointView, partnerNotification, type PartnerNotification, type EventEnvelope, type EventData, type EventType, type StreamName } from './contracts.js';
 export { namespace, type Namespace } from './namespace.js';
 export { onEveryReplica } from './everyReplica.js';
 export { connectNats, ensureStreams, natsConnectOptions, type NatsConnection, type NatsSecurity, type StreamOptions } from './nats.js';

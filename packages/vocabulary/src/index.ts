@@ -59,6 +59,8 @@ export const partnerEventTypes = [
   'esim.usage_threshold',
   'esim.bundle_expired',
   'order.cancelled',
+  'wallet.balance_low',
+  'webhook.endpoint_disabled',
 ] as const;
 export type PartnerEventType = (typeof partnerEventTypes)[number];
 

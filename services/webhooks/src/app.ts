@@ -10,6 +10,7 @@ import { startDeliveryWorker } from './delivery/worker.js';
 import { attemptDelivery, type AttemptDeps } from './domain/attemptDelivery.js';
 import { recordEvent } from './domain/recordEvent.js';
 import { userAgent } from './domain/signing.js';
+import type { PartnersPort } from './domain/partnersPort.js';
 import { webhooksHandlers } from './grpc/handlers.js';
 
 /** How long the endpoint lookup may take; with the HTTP timeout it bounds an attempt, and so its lease. */
@@ -22,13 +23,14 @@ export const webhooksService = defineService({
   config: readConfig,
   postgres: { schema: 'webhooks', migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)) },
   // PARTNER_EVENTS for the test event, AUDIT for an operator's retry.
-  publishes: ['PARTNER_EVENTS', 'AUDIT'],
+  // MAIL for the notice of an endpoint disabled for failing (§9).
+  publishes: ['PARTNER_EVENTS', 'AUDIT', 'MAIL'],
   async start({ config, logger, pool, consume, own, grpcTls, nc, ns }) {
     const partners = createClient(partnersV1.PartnersService, config.PARTNERS_ADDR, { tls: grpcTls() });
     const endpoints = endpointCache(
       async (partnerId) => {
-        const { url, sealedSecret } = await partners.getWebhookEndpoint({ partnerId }, { deadlineMs: endpointLookupMs });
-        return { url, sealedSecret };
+        const { url, sealedSecret, email, previousSealedSecret, previousSecretExpiresAt } = await partners.getWebhookEndpoint({ partnerId }, { deadlineMs: endpointLookupMs });
+        return { url, sealedSecret, email, previousSealedSecret, previousSecretExpiresAt };
       },
       { ttlMs: config.WEBHOOK_ENDPOINT_CACHE_MS },
     );
@@ -42,7 +44,21 @@ export const webhooksService = defineService({
       timeoutMs: config.WEBHOOK_TIMEOUT_MS,
       allowInsecure: config.WEBHOOK_ALLOW_INSECURE_URLS,
       userAgent: userAgent(config.PLATFORM_NAME),
+      disableAfterMs: config.WEBHOOK_DISABLE_AFTER,
       logger,
+    };
+    const dataKey = deps.dataKey;
+    const partnersPort: PartnersPort = {
+      async primaryOf(partnerId) {
+        const { url, sealedSecret, email } = await partners.getWebhookEndpoint({ partnerId }, { deadlineMs: endpointLookupMs });
+        return { url, sealedSecret, email };
+      },
+      async setPrimaryUrl(partnerId, url, audit) {
+        await partners.updatePartner({ id: partnerId, webhookUrl: url ?? undefined, clearWebhookUrl: url === null, audit });
+      },
+      async rotatePrimarySecret(partnerId, overlapHours, audit) {
+        return (await partners.rotateWebhookSecret({ id: partnerId, audit, overlapHours })).sealedSecret;
+      },
     };
     await consume(
       {
@@ -71,7 +87,7 @@ export const webhooksService = defineService({
     );
     own('partners client', { stop: () => partners.close() });
     return {
-      grpc: [grpcBinding(webhooksV1.WebhooksService, webhooksHandlers({ pool, platformName: config.PLATFORM_NAME }))],
+      grpc: [grpcBinding(webhooksV1.WebhooksService, webhooksHandlers({ pool, platformName: config.PLATFORM_NAME, endpoints: { pool, dataKey, partners: partnersPort } }))],
       facts: { allowInsecureUrls: config.WEBHOOK_ALLOW_INSECURE_URLS, retrySchedule: config.WEBHOOK_RETRY_SCHEDULE.length },
     };
   },

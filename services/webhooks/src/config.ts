@@ -13,6 +13,20 @@ const retrySchedule = z.string().transform((text, ctx) => {
   return delays as number[];
 });
 
+/** `5d` → 432000000 (contract §2: parsed like the retry schedule's durations). */
+const duration = (fallbackMs: number) =>
+  z
+    .string()
+    .transform((text, ctx) => {
+      const ms = durationMs(text);
+      if (ms === undefined || ms < 1 || ms > 365 * 86_400_000) {
+        ctx.addIssue({ code: 'custom', message: 'must be a duration such as 5d, 12h, 30m or 10s (at most 365d)' });
+        return z.NEVER;
+      }
+      return ms;
+    })
+    .default(fallbackMs);
+
 const count = (min: number, max: number, fallback: number) => z.coerce.number().int().min(min).max(max).default(fallback);
 
 const schema = z
@@ -26,6 +40,8 @@ const schema = z
     /** Names the platform in the User-Agent and the test event's message. */
     PLATFORM_NAME: z.string().min(1).max(100).default('Partner Platform'),
     WEBHOOK_RETRY_SCHEDULE: retrySchedule.default([10_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000, 43_200_000, 86_400_000]),
+    /** An endpoint whose every attempt has failed for this long (and at least 10 times) is disabled (§9). */
+    WEBHOOK_DISABLE_AFTER: duration(5 * 86_400_000),
     /** Per attempt: DNS, connect and the response's status line must all arrive within it. */
     WEBHOOK_TIMEOUT_MS: count(100, 120_000, 10_000),
     /** Unset means "yes, unless production" (contract §2). */

@@ -116,9 +116,26 @@ export function webhookSecretRotated(input: TemplateInput): RenderedMail {
     subject: 'Your webhook signing secret was rotated',
     text: body(
       greeting(input),
-      prose(`The webhook signing secret of your partner account on ${input.platformName} was rotated. Every webhook we send you from now on is signed with the new secret; the old one no longer signs.`),
+      prose(`The webhook signing secret of your partner account on ${input.platformName} was rotated. Every webhook we send you from now on is signed with the new secret; during the rotation's overlap (24 hours unless the rotation said otherwise) it is signed with the old one as well, then the old one stops signing.`),
       `Webhook signing secret: ${input.secret('webhookSecret')}`,
       prose(`This secret is ${shownOnce}. Store it in your secret manager now and update your webhook receiver.`),
+      signature(input),
+    ),
+  };
+}
+
+/** §9: an endpoint failed every attempt for WEBHOOK_DISABLE_AFTER and was disabled. No secret. */
+export function webhookEndpointDisabled(input: TemplateInput): RenderedMail {
+  return {
+    subject: 'A webhook endpoint was disabled',
+    text: body(
+      greeting(input),
+      prose(
+        `Every delivery to one of your webhook endpoints on ${input.platformName} has failed for ${input.value('failingFor')}, so we disabled it and stopped sending to it.`,
+      ),
+      `Endpoint: ${input.value('endpointId')}`,
+      `URL: ${input.value('url')}`,
+      prose('Once your receiver answers again, enable the endpoint in the portal (or PATCH it with enabled: true), then recover the events it missed with POST /partner/me/webhook-endpoints/{id}/recover.'),
       signature(input),
     ),
   };
@@ -130,6 +147,7 @@ export const templates: Record<TemplateName, (input: TemplateInput) => RenderedM
   partner_rejected: partnerRejected,
   api_key_issued: apiKeyIssued,
   webhook_secret_rotated: webhookSecretRotated,
+  webhook_endpoint_disabled: webhookEndpointDisabled,
 };
 
 /** A value that is missing or empty: retrying cannot fix it, so the consumer terminates the request. */

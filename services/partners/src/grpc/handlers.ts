@@ -46,7 +46,10 @@ export function partnersHandlers(deps: PartnersDeps): ServiceHandlers<PartnersMe
     listApiKeys: async (r) => ({ apiKeys: (await listApiKeys(deps, r.partnerId)).map(apiKeyMessage) }),
     issueApiKey: async (r) => apiKeyMessage(await issueApiKey(deps, r.partnerId, r.scopes, actorOf(r.audit))),
     revokeApiKey: async (r) => apiKeyMessage(await revokeApiKey(deps, r.partnerId, r.keyId, actorOf(r.audit))),
-    rotateWebhookSecret: async (r) => ({ rotatedAt: (await rotateWebhookSecret(deps, r.id, actorOf(r.audit))).toISOString() }),
+    rotateWebhookSecret: async (r) => {
+      const { rotatedAt, sealedSecret } = await rotateWebhookSecret(deps, r.id, actorOf(r.audit), r.overlapHours);
+      return { rotatedAt: rotatedAt.toISOString(), sealedSecret };
+    },
     lookupApiKey: async (r) => credentialMessage(await lookupApiKey(deps, r.prefix)),
     touchApiKey: async (r) => {
       await touchApiKey(deps, r.keyId);

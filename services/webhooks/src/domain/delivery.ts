@@ -14,12 +14,14 @@ export interface PartnerEvent {
   traceContext: Record<string, string>;
 }
 
-/** One event on its way to one partner's endpoint (the delivery log's row). */
+/** One event on its way to one of its partner's endpoints (the delivery log's row). */
 export interface Delivery {
   id: string;
   eventId: string;
   eventType: PartnerEventType;
   partnerId: string;
+  /** whe_…: the endpoint this delivery goes to. */
+  endpointId: string;
   status: DeliveryStatus;
   attempts: number;
   lastStatusCode: number | null;
@@ -33,6 +35,8 @@ export interface Delivery {
 /** A delivery a worker holds the lease on, with the number its attempt will carry. */
 export interface ClaimedAttempt {
   deliveryId: string;
+  /** whe_…: where this delivery goes. */
+  endpointId: string;
   leaseId: string;
   /** 1 for the first attempt; `X-SERVICE-Delivery-Attempt`. */
   attempt: number;

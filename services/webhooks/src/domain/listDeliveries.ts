@@ -7,6 +7,8 @@ import type { Delivery } from './delivery.js';
 export interface DeliveryQuery {
   /** Empty: every partner's (operators). */
   partnerId: string;
+  /** Empty: every endpoint. */
+  endpointId?: string;
   /** Empty: every status. */
   status: string;
   page: number;
@@ -24,6 +26,7 @@ export function listDeliveries(pool: Pool, query: DeliveryQuery): Promise<{ deli
   const page = Math.max(query.page || 1, 1);
   return listFromStore(pool, {
     partnerId: query.partnerId || undefined,
+    endpointId: query.endpointId || undefined,
     status: query.status ? (query.status as Delivery['status']) : undefined,
     limit,
     offset: (page - 1) * limit,

@@ -2,6 +2,7 @@ import { AppError } from '@esim/errors';
 import { enqueueEvent } from '@esim/events';
 import { isId } from '@esim/ids';
 import type { Pool } from '@esim/postgres';
+import { getEndpoint, type EndpointDeps } from './endpoints.js';
 
 /**
  * A partner asks for a test webhook. The event goes through this service's
@@ -15,5 +16,17 @@ export function sendTestEvent(pool: Pool, partnerId: string, platformName: strin
     type: 'webhook.test',
     orderId: null,
     payload: { message: `This is a test event from ${platformName}.` },
+  });
+}
+
+/** `POST …/webhook-endpoints/{id}/test` (§9): a webhook.test that goes to this endpoint alone, through the same path. */
+export async function sendEndpointTest(deps: EndpointDeps, partnerId: string, id: string, platformName: string): Promise<string> {
+  const { endpoint } = await getEndpoint(deps, partnerId, id);
+  return enqueueEvent(deps.pool, 'webhooks', 'partner.notification', {
+    partnerId,
+    type: 'webhook.test',
+    orderId: null,
+    payload: { message: `This is a test event from ${platformName}.` },
+    endpointId: endpoint.id,
   });
 }

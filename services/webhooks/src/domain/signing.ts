@@ -23,30 +23,42 @@ export function userAgent(platformName: string): string {
  * Standard Webhooks `webhook-signature`, `v1,` + base64 HMAC-SHA256 of
  * `{id}.{timestamp}.{body}` keyed with the bytes the `whsec_` suffix decodes
  * to, so the standard's libraries verify too and receivers get replay
- * protection from the timestamp.
+ * protection from the timestamp. During a rotation's overlap each carries
+ * the old secret's signature too: `X-SERVICE-Signature-Previous` and a
+ * second `v1,` entry, new first.
  */
 export function signedHeaders(input: {
   event: PartnerEvent;
   body: string;
   secret: string;
+  /** During a rotation's overlap: the old secret, which signs beside the new one (§9). */
+  previousSecret?: string | undefined;
   attempt: number;
   timestampSeconds: number;
   userAgent: string;
 }): Record<string, string> {
-  const { event, body, secret, attempt, timestampSeconds } = input;
-  const serviceSignature = createHmac('sha256', Buffer.from(secret, 'utf8')).update(body, 'utf8').digest('hex');
-  const standardKey = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
-  const standardSignature = createHmac('sha256', standardKey).update(`${event.id}.${timestampSeconds}.${body}`, 'utf8').digest('base64');
+  const { event, body, secret, previousSecret, attempt, timestampSeconds } = input;
+  const signed = `${event.id}.${timestampSeconds}.${body}`;
+  const standardSignatures = [secret, ...(previousSecret ? [previousSecret] : [])].map((key) => `v1,${standardSignature(key, signed)}`);
   return {
     'Content-Type': 'application/json',
     'User-Agent': input.userAgent,
-    'X-SERVICE-Signature': serviceSignature,
+    'X-SERVICE-Signature': serviceSignature(secret, body),
+    ...(previousSecret ? { 'X-SERVICE-Signature-Previous': serviceSignature(previousSecret, body) } : {}),
     'X-SERVICE-Event-Id': event.id,
     'X-SERVICE-Event-Type': event.type,
     'X-SERVICE-Delivery-Attempt': String(attempt),
     'webhook-id': event.id,
     'webhook-timestamp': String(timestampSeconds),
-    'webhook-signature': `v1,${standardSignature}`,
+    // Standard Webhooks: several signatures, space-separated; a verifier accepts any one it can check.
+    'webhook-signature': standardSignatures.join(' '),
   };
 }
 
+function serviceSignature(secret: string, body: string): string {
+  return createHmac('sha256', Buffer.from(secret, 'utf8')).update(body, 'utf8').digest('hex');
+}
+
+function standardSignature(secret: string, signed: string): string {
+  return createHmac('sha256', Buffer.from(secret.replace(/^whsec_/, ''), 'base64')).update(signed, 'utf8').digest('base64');
+}

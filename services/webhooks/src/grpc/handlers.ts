@@ -1,15 +1,25 @@
 import type { ServiceHandlers } from '@esim/grpc';
 import type { Pool } from '@esim/postgres';
 import type { webhooksV1 } from '@esim/proto';
+import type { EndpointView } from '../domain/endpoint.js';
+import { createEndpoint, deleteEndpoint, listEndpoints, rotateEndpointSecret, updateEndpoint, type EndpointDeps } from '../domain/endpoints.js';
 import { listDeliveries } from '../domain/listDeliveries.js';
+import type { AuditContext } from '../domain/partnersPort.js';
+import { recoverEndpoint } from '../domain/recoverEndpoint.js';
 import { retryDelivery } from '../domain/retryDelivery.js';
-import { sendTestEvent } from '../domain/sendTestEvent.js';
-import { deliveryMessage } from './views.js';
+import { sendEndpointTest, sendTestEvent } from '../domain/sendTestEvent.js';
+import { deliveryMessage, endpointMessage } from './views.js';
 
 export interface WebhooksDeps {
   pool: Pool;
   platformName: string;
+  endpoints: EndpointDeps;
 }
+
+const auditOf = (audit: { operator: string; requestId: string } | undefined): AuditContext | undefined =>
+  audit ? { operator: audit.operator, requestId: audit.requestId } : undefined;
+const eventTypesOf = (request: { allEventTypes: boolean; eventTypes: string[] }) => (request.allEventTypes ? null : request.eventTypes);
+const withSecret = ({ endpoint, secret }: { endpoint: EndpointView; secret: string }) => ({ endpoint: endpointMessage(endpoint), secret });
 
 type WebhooksMethods = (typeof webhooksV1.WebhooksService)['method'];
 
@@ -19,6 +29,7 @@ export function webhooksHandlers(deps: WebhooksDeps): ServiceHandlers<WebhooksMe
     async listDeliveries(request) {
       const { deliveries, total } = await listDeliveries(deps.pool, {
         partnerId: request.partnerId,
+        endpointId: request.endpointId,
         status: request.status,
         page: request.page?.page ?? 1,
         limit: request.page?.limit ?? 20,
@@ -31,6 +42,35 @@ export function webhooksHandlers(deps: WebhooksDeps): ServiceHandlers<WebhooksMe
     },
     async sendTestEvent(request) {
       return { eventId: await sendTestEvent(deps.pool, request.partnerId, deps.platformName) };
+    },
+    async listEndpoints(request) {
+      return { endpoints: (await listEndpoints(deps.endpoints, request.partnerId)).map(endpointMessage) };
+    },
+    async createEndpoint(request) {
+      const input = { url: request.url, description: request.description, eventTypes: eventTypesOf(request), enabled: request.enabled ?? true };
+      return withSecret(await createEndpoint(deps.endpoints, request.partnerId, input, auditOf(request.audit)));
+    },
+    async updateEndpoint(request) {
+      const patch = {
+        url: request.url,
+        description: request.description,
+        eventTypes: request.setEventTypes ? eventTypesOf(request) : undefined,
+        enabled: request.enabled,
+      };
+      return endpointMessage(await updateEndpoint(deps.endpoints, request.partnerId, request.id, patch, auditOf(request.audit)));
+    },
+    async deleteEndpoint(request) {
+      await deleteEndpoint(deps.endpoints, request.partnerId, request.id, auditOf(request.audit));
+      return {};
+    },
+    async rotateEndpointSecret(request) {
+      return withSecret(await rotateEndpointSecret(deps.endpoints, request.partnerId, request.id, request.overlapHours, auditOf(request.audit)));
+    },
+    async recoverEndpoint(request) {
+      return { queued: await recoverEndpoint(deps.endpoints, request.partnerId, request.id, request.since, auditOf(request.audit)) };
+    },
+    async sendEndpointTest(request) {
+      return { eventId: await sendEndpointTest(deps.endpoints, request.partnerId, request.id, deps.platformName) };
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { webhooksV1 } from '@esim/proto';
 import type { Delivery } from '../domain/delivery.js';
+import type { EndpointView } from '../domain/endpoint.js';
 
 type Init<T> = Omit<T, '$typeName' | '$unknown'>;
 
@@ -10,6 +11,7 @@ export function deliveryMessage(delivery: Delivery): Init<webhooksV1.Delivery> {
     eventId: delivery.eventId,
     eventType: delivery.eventType,
     partnerId: delivery.partnerId,
+    endpointId: delivery.endpointId,
     status: delivery.status,
     attempts: delivery.attempts,
     lastStatusCode: delivery.lastStatusCode ?? undefined,
@@ -18,5 +20,22 @@ export function deliveryMessage(delivery: Delivery): Init<webhooksV1.Delivery> {
     createdAt: delivery.createdAt.toISOString(),
     updatedAt: delivery.updatedAt.toISOString(),
     deliveredAt: delivery.deliveredAt?.toISOString(),
+  };
+}
+
+/** An endpoint as the API shows it; no secret. */
+export function endpointMessage(endpoint: EndpointView): Init<webhooksV1.Endpoint> {
+  return {
+    id: endpoint.id,
+    partnerId: endpoint.partnerId,
+    url: endpoint.url,
+    description: endpoint.description,
+    allEventTypes: endpoint.eventTypes === null,
+    eventTypes: endpoint.eventTypes ?? [],
+    enabled: endpoint.enabled,
+    livemode: endpoint.livemode,
+    disabledReason: endpoint.disabledReason ?? undefined,
+    createdAt: endpoint.createdAt.toISOString(),
+    primary: endpoint.primary,
   };
 }

@@ -5,7 +5,7 @@ import { eventOf, type EventRow } from './rows.js';
 
 /**
  * Due deliveries a worker may start now. A delivery is skipped while an
- * earlier event of the same order is still pending (payment.paid goes out
+ * earlier event of the same order is still pending to the same endpoint (payment.paid goes out
  * before provision.*), and each partner gets at most its free slots: the
  * per-partner limit minus its deliveries leased by any replica. Rows are
  * locked with SKIP LOCKED, so a row an operator is retrying at that moment
@@ -31,7 +31,7 @@ CROSS JOIN LATERAL (
     AND NOT EXISTS (
       SELECT 1 FROM webhooks.events e2 JOIN webhooks.deliveries d2 ON d2.event_id = e2.id
       WHERE e.order_id IS NOT NULL AND e2.partner_id = e.partner_id AND e2.order_id = e.order_id
-        AND d2.status = 'pending' AND (e2.created_at, e2.id) < (e.created_at, e.id)
+        AND d2.endpoint_id = d.endpoint_id AND d2.status = 'pending' AND (e2.created_at, e2.id) < (e.created_at, e.id)
     )
   ORDER BY d.next_attempt_at, d.id
   LIMIT greatest(q.free, 0)
@@ -54,17 +54,18 @@ export function claimDueAttempts(pool: Pool, options: { limit: number; perPartne
     const due = await db.query<{ id: string }>(dueSql, [options.perPartner, options.limit]);
     if (due.rows.length === 0) return [];
     const leaseId = randomUUID();
-    const { rows } = await db.query<EventRow & { delivery_id: string; attempts: number; delivered_at: Date | null }>(
+    const { rows } = await db.query<EventRow & { delivery_id: string; endpoint_id: string; attempts: number; delivered_at: Date | null }>(
       `UPDATE webhooks.deliveries d
        SET locked_until = now() + $3 * interval '1 millisecond', lease_id = $2, attempts = d.attempts + 1
        FROM webhooks.events e
        WHERE d.id = ANY($1) AND e.id = d.event_id
-       RETURNING d.id AS delivery_id, d.attempts, d.delivered_at,
+       RETURNING d.id AS delivery_id, d.endpoint_id, d.attempts, d.delivered_at,
          e.id, e.partner_id, e.type, e.order_id, e.payload, e.trace_context, e.created_at`,
       [due.rows.map((row) => row.id), leaseId, options.leaseMs],
     );
     return rows.map((row) => ({
       deliveryId: row.delivery_id,
+      endpointId: row.endpoint_id,
       leaseId,
       attempt: row.attempts,
       deliveredBefore: row.delivered_at !== null,

@@ -6,6 +6,7 @@ import { deliveryColumns, deliveryOf, type DeliveryRow } from './rows.js';
 
 export interface DeliveryFilter {
   partnerId?: string | undefined;
+  endpointId?: string | undefined;
   status?: DeliveryStatus | undefined;
   limit: number;
   offset: number;
@@ -16,6 +17,7 @@ export async function listDeliveries(db: Queryable, filter: DeliveryFilter): Pro
   const conditions: string[] = [];
   const params: unknown[] = [];
   if (filter.partnerId) conditions.push(`d.partner_id = $${params.push(filter.partnerId)}`);
+  if (filter.endpointId) conditions.push(`d.endpoint_id = $${params.push(filter.endpointId)}`);
   if (filter.status) conditions.push(`d.status = $${params.push(filter.status)}`);
   const where = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';
   const [page, count] = await Promise.all([

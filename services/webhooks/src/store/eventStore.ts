@@ -6,21 +6,35 @@ import type { PartnerEvent } from '../domain/delivery.js';
 export const deliveriesDueChannel = 'webhooks_deliveries_due';
 
 /**
- * Stores the event with its one delivery, due now. Runs in the consumer's
- * transaction, which also records the event id as processed, so a
- * redelivered event never makes a second delivery.
+ * Stores the event with one delivery per endpoint, each due now. Runs in the
+ * consumer's transaction, which also records the event id as processed, so
+ * a redelivered event never makes a second delivery to an endpoint.
  */
-export async function insertEventWithDelivery(db: Queryable, event: PartnerEvent): Promise<string> {
+export async function insertEventWithDeliveries(db: Queryable, event: PartnerEvent, endpointIds: readonly string[]): Promise<string[]> {
+  await insertEvent(db, event);
+  return insertDeliveries(db, event.id, event.partnerId, endpointIds.map((endpointId) => ({ endpointId, offsetUs: 0 })));
+}
+
+export async function insertEvent(db: Queryable, event: PartnerEvent): Promise<void> {
   await db.query(
     `INSERT INTO webhooks.events (id, partner_id, type, order_id, payload, trace_context, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`,
     [event.id, event.partnerId, event.type, event.orderId, JSON.stringify(event.payload), JSON.stringify(event.traceContext), event.createdAt],
   );
-  const deliveryId = newId('dlv');
-  // The NOTIFY wakes every replica's delivery worker once this transaction commits.
+}
+
+/** Deliveries of one event, due now (plus `offsetUs` microseconds, which orders a batch); the NOTIFY wakes every replica's worker at commit. */
+async function insertDeliveries(db: Queryable, eventId: string, partnerId: string, targets: Array<{ endpointId: string; offsetUs: number }>): Promise<string[]> {
+  if (targets.length === 0) return [];
+  const ids = targets.map(() => newId('dlv'));
   await db.query(
-    `WITH inserted AS (INSERT INTO webhooks.deliveries (id, event_id, partner_id, status, next_attempt_at) VALUES ($1, $2, $3, 'pending', now()) RETURNING 1)
-     SELECT pg_notify($4, '') FROM inserted`,
-    [deliveryId, event.id, event.partnerId, deliveriesDueChannel],
+    `WITH inserted AS (
+       INSERT INTO webhooks.deliveries (id, event_id, partner_id, endpoint_id, status, next_attempt_at)
+       SELECT t.id, $2, $3, t.endpoint_id, 'pending', now() + t.offset_us * interval '1 microsecond'
+       FROM unnest($1::text[], $4::text[], $5::int[]) AS t (id, endpoint_id, offset_us)
+       RETURNING 1
+     )
+     SELECT pg_notify($6, '') FROM (SELECT 1 FROM inserted LIMIT 1) i`,
+    [ids, eventId, partnerId, targets.map((t) => t.endpointId), targets.map((t) => t.offsetUs), deliveriesDueChannel],
   );
-  return deliveryId;
+  return ids;
 }

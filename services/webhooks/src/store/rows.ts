@@ -17,6 +17,7 @@ export interface DeliveryRow {
   event_id: string;
   event_type: PartnerEventType;
   partner_id: string;
+  endpoint_id: string;
   status: DeliveryStatus;
   attempts: number;
   last_status_code: number | null;
@@ -45,6 +46,7 @@ export function deliveryOf(row: DeliveryRow): Delivery {
     eventId: row.event_id,
     eventType: row.event_type,
     partnerId: row.partner_id,
+    endpointId: row.endpoint_id,
     status: row.status,
     attempts: row.attempts,
     lastStatusCode: row.last_status_code,
@@ -57,5 +59,5 @@ export function deliveryOf(row: DeliveryRow): Delivery {
 }
 
 /** The columns a Delivery is read from, with the event's type joined in (`d` deliveries, `e` events). */
-export const deliveryColumns = `d.id, d.event_id, e.type AS event_type, d.partner_id, d.status, d.attempts, d.last_status_code,
+export const deliveryColumns = `d.id, d.event_id, e.type AS event_type, d.partner_id, d.endpoint_id, d.status, d.attempts, d.last_status_code,
   d.last_error, d.next_attempt_at, d.created_at, d.updated_at, d.delivered_at`;

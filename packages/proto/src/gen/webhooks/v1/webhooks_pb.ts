@@ -12,7 +12,373 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file webhooks/v1/webhooks.proto.
  */
 export const file_webhooks_v1_webhooks: GenFile = /*@__PURE__*/
-  fileDesc("Chp3ZWJob29rcy92MS93ZWJob29rcy5wcm90bxILd2ViaG9va3MudjEi1AIKCERlbGl2ZXJ5EgoKAmlkGAEgASgJEhAKCGV2ZW50X2lkGAIgASgJEhIKCmV2ZW50X3R5cGUYAyABKAkSEgoKcGFydG5lcl9pZBgEIAEoCRIOCgZzdGF0dXMYBSABKAkSEAoIYXR0ZW1wdHMYBiABKAUSHQoQbGFzdF9zdGF0dXNfY29kZRgHIAEoBUgAiAEBEhcKCmxhc3RfZXJyb3IYCCABKAlIAYgBARIcCg9uZXh0X2F0dGVtcHRfYXQYCSABKAlIAogBARISCgpjcmVhdGVkX2F0GAogASgJEhIKCnVwZGF0ZWRfYXQYCyABKAkSGQoMZGVsaXZlcmVkX2F0GAwgASgJSAOIAQFCEwoRX2xhc3Rfc3RhdHVzX2NvZGVCDQoLX2xhc3RfZXJyb3JCEgoQX25leHRfYXR0ZW1wdF9hdEIPCg1fZGVsaXZlcmVkX2F0ImEKFUxpc3REZWxpdmVyaWVzUmVxdWVzdBISCgpwYXJ0bmVyX2lkGAEgASgJEg4KBnN0YXR1cxgCIAEoCRIkCgRwYWdlGAMgASgLMhYuY29tbW9uLnYxLlBhZ2VSZXF1ZXN0IlIKFkxpc3REZWxpdmVyaWVzUmVzcG9uc2USKQoKZGVsaXZlcmllcxgBIAMoCzIVLndlYmhvb2tzLnYxLkRlbGl2ZXJ5Eg0KBXRvdGFsGAIgASgFIkoKFFJldHJ5RGVsaXZlcnlSZXF1ZXN0EgoKAmlkGAEgASgJEiYKBWF1ZGl0GAIgASgLMhcuY29tbW9uLnYxLkF1ZGl0Q29udGV4dCIqChRTZW5kVGVzdEV2ZW50UmVxdWVzdBISCgpwYXJ0bmVyX2lkGAEgASgJIikKFVNlbmRUZXN0RXZlbnRSZXNwb25zZRIQCghldmVudF9pZBgBIAEoCTKPAgoPV2ViaG9va3NTZXJ2aWNlElkKDkxpc3REZWxpdmVyaWVzEiIud2ViaG9va3MudjEuTGlzdERlbGl2ZXJpZXNSZXF1ZXN0GiMud2ViaG9va3MudjEuTGlzdERlbGl2ZXJpZXNSZXNwb25zZRJJCg1SZXRyeURlbGl2ZXJ5EiEud2ViaG9va3MudjEuUmV0cnlEZWxpdmVyeVJlcXVlc3QaFS53ZWJob29rcy52MS5EZWxpdmVyeRJWCg1TZW5kVGVzdEV2ZW50EiEud2ViaG9va3MudjEuU2VuZFRlc3RFdmVudFJlcXVlc3QaIi53ZWJob29rcy52MS5TZW5kVGVzdEV2ZW50UmVzcG9uc2ViBnByb3RvMw", [file_common_v1_common]);
+  fileDesc("Chp3ZWJob29rcy92MS93ZWJob29rcy5wcm90bxILd2ViaG9va3MudjEi9AEKCEVuZHBvaW50EgoKAmlkGAEgASgJEhIKCnBhcnRuZXJfaWQYAiABKAkSCwoDdXJsGAMgASgJEhMKC2Rlc2NyaXB0aW9uGAQgASgJEhcKD2FsbF9ldmVudF90eXBlcxgFIAEoCBITCgtldmVudF90eXBlcxgGIAMoCRIPCgdlbmFibGVkGAcgASgIEhAKCGxpdmVtb2RlGAggASgIEhwKD2Rpc2FibGVkX3JlYXNvbhgJIAEoCUgAiAEBEhIKCmNyZWF0ZWRfYXQYCiABKAkSDwoHcHJpbWFyeRgLIAEoCEISChBfZGlzYWJsZWRfcmVhc29uIk0KEkVuZHBvaW50V2l0aFNlY3JldBInCghlbmRwb2ludBgBIAEoCzIVLndlYmhvb2tzLnYxLkVuZHBvaW50Eg4KBnNlY3JldBgCIAEoCSIqChRMaXN0RW5kcG9pbnRzUmVxdWVzdBISCgpwYXJ0bmVyX2lkGAEgASgJIkEKFUxpc3RFbmRwb2ludHNSZXNwb25zZRIoCgllbmRwb2ludHMYASADKAsyFS53ZWJob29rcy52MS5FbmRwb2ludCLUAQoVQ3JlYXRlRW5kcG9pbnRSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSCwoDdXJsGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJEhcKD2FsbF9ldmVudF90eXBlcxgEIAEoCBITCgtldmVudF90eXBlcxgFIAMoCRIUCgdlbmFibGVkGAYgASgISACIAQESKwoFYXVkaXQYByABKAsyFy5jb21tb24udjEuQXVkaXRDb250ZXh0SAGIAQFCCgoIX2VuYWJsZWRCCAoGX2F1ZGl0IpsCChVVcGRhdGVFbmRwb2ludFJlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRIKCgJpZBgCIAEoCRIQCgN1cmwYAyABKAlIAIgBARIYCgtkZXNjcmlwdGlvbhgEIAEoCUgBiAEBEhcKD3NldF9ldmVudF90eXBlcxgFIAEoCBIXCg9hbGxfZXZlbnRfdHlwZXMYBiABKAgSEwoLZXZlbnRfdHlwZXMYByADKAkSFAoHZW5hYmxlZBgIIAEoCEgCiAEBEisKBWF1ZGl0GAkgASgLMhcuY29tbW9uLnYxLkF1ZGl0Q29udGV4dEgDiAEBQgYKBF91cmxCDgoMX2Rlc2NyaXB0aW9uQgoKCF9lbmFibGVkQggKBl9hdWRpdCJoCg9FbmRwb2ludFJlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRIKCgJpZBgCIAEoCRIrCgVhdWRpdBgDIAEoCzIXLmNvbW1vbi52MS5BdWRpdENvbnRleHRIAIgBAUIICgZfYXVkaXQiGAoWRGVsZXRlRW5kcG9pbnRSZXNwb25zZSKiAQobUm90YXRlRW5kcG9pbnRTZWNyZXRSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSCgoCaWQYAiABKAkSGgoNb3ZlcmxhcF9ob3VycxgDIAEoBUgAiAEBEisKBWF1ZGl0GAQgASgLMhcuY29tbW9uLnYxLkF1ZGl0Q29udGV4dEgBiAEBQhAKDl9vdmVybGFwX2hvdXJzQggKBl9hdWRpdCJ+ChZSZWNvdmVyRW5kcG9pbnRSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSCgoCaWQYAiABKAkSDQoFc2luY2UYAyABKAkSKwoFYXVkaXQYBCABKAsyFy5jb21tb24udjEuQXVkaXRDb250ZXh0SACIAQFCCAoGX2F1ZGl0IikKF1JlY292ZXJFbmRwb2ludFJlc3BvbnNlEg4KBnF1ZXVlZBgBIAEoBSL+AgoIRGVsaXZlcnkSCgoCaWQYASABKAkSEAoIZXZlbnRfaWQYAiABKAkSEgoKZXZlbnRfdHlwZRgDIAEoCRISCgpwYXJ0bmVyX2lkGAQgASgJEg4KBnN0YXR1cxgFIAEoCRIQCghhdHRlbXB0cxgGIAEoBRIdChBsYXN0X3N0YXR1c19jb2RlGAcgASgFSACIAQESFwoKbGFzdF9lcnJvchgIIAEoCUgBiAEBEhwKD25leHRfYXR0ZW1wdF9hdBgJIAEoCUgCiAEBEhIKCmNyZWF0ZWRfYXQYCiABKAkSEgoKdXBkYXRlZF9hdBgLIAEoCRIZCgxkZWxpdmVyZWRfYXQYDCABKAlIA4gBARIYCgtlbmRwb2ludF9pZBgNIAEoCUgEiAEBQhMKEV9sYXN0X3N0YXR1c19jb2RlQg0KC19sYXN0X2Vycm9yQhIKEF9uZXh0X2F0dGVtcHRfYXRCDwoNX2RlbGl2ZXJlZF9hdEIOCgxfZW5kcG9pbnRfaWQidgoVTGlzdERlbGl2ZXJpZXNSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSDgoGc3RhdHVzGAIgASgJEiQKBHBhZ2UYAyABKAsyFi5jb21tb24udjEuUGFnZVJlcXVlc3QSEwoLZW5kcG9pbnRfaWQYBCABKAkiUgoWTGlzdERlbGl2ZXJpZXNSZXNwb25zZRIpCgpkZWxpdmVyaWVzGAEgAygLMhUud2ViaG9va3MudjEuRGVsaXZlcnkSDQoFdG90YWwYAiABKAUiSgoUUmV0cnlEZWxpdmVyeVJlcXVlc3QSCgoCaWQYASABKAkSJgoFYXVkaXQYAiABKAsyFy5jb21tb24udjEuQXVkaXRDb250ZXh0IioKFFNlbmRUZXN0RXZlbnRSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkiKQoVU2VuZFRlc3RFdmVudFJlc3BvbnNlEhAKCGV2ZW50X2lkGAEgASgJMvcGCg9XZWJob29rc1NlcnZpY2USWQoOTGlzdERlbGl2ZXJpZXMSIi53ZWJob29rcy52MS5MaXN0RGVsaXZlcmllc1JlcXVlc3QaIy53ZWJob29rcy52MS5MaXN0RGVsaXZlcmllc1Jlc3BvbnNlEkkKDVJldHJ5RGVsaXZlcnkSIS53ZWJob29rcy52MS5SZXRyeURlbGl2ZXJ5UmVxdWVzdBoVLndlYmhvb2tzLnYxLkRlbGl2ZXJ5ElYKDVNlbmRUZXN0RXZlbnQSIS53ZWJob29rcy52MS5TZW5kVGVzdEV2ZW50UmVxdWVzdBoiLndlYmhvb2tzLnYxLlNlbmRUZXN0RXZlbnRSZXNwb25zZRJWCg1MaXN0RW5kcG9pbnRzEiEud2ViaG9va3MudjEuTGlzdEVuZHBvaW50c1JlcXVlc3QaIi53ZWJob29rcy52MS5MaXN0RW5kcG9pbnRzUmVzcG9uc2USVQoOQ3JlYXRlRW5kcG9pbnQSIi53ZWJob29rcy52MS5DcmVhdGVFbmRwb2ludFJlcXVlc3QaHy53ZWJob29rcy52MS5FbmRwb2ludFdpdGhTZWNyZXQSSwoOVXBkYXRlRW5kcG9pbnQSIi53ZWJob29rcy52MS5VcGRhdGVFbmRwb2ludFJlcXVlc3QaFS53ZWJob29rcy52MS5FbmRwb2ludBJTCg5EZWxldGVFbmRwb2ludBIcLndlYmhvb2tzLnYxLkVuZHBvaW50UmVxdWVzdBojLndlYmhvb2tzLnYxLkRlbGV0ZUVuZHBvaW50UmVzcG9uc2USYQoUUm90YXRlRW5kcG9pbnRTZWNyZXQSKC53ZWJob29rcy52MS5Sb3RhdGVFbmRwb2ludFNlY3JldFJlcXVlc3QaHy53ZWJob29rcy52MS5FbmRwb2ludFdpdGhTZWNyZXQSXAoPUmVjb3ZlckVuZHBvaW50EiMud2ViaG9va3MudjEuUmVjb3ZlckVuZHBvaW50UmVxdWVzdBokLndlYmhvb2tzLnYxLlJlY292ZXJFbmRwb2ludFJlc3BvbnNlElQKEFNlbmRFbmRwb2ludFRlc3QSHC53ZWJob29rcy52MS5FbmRwb2ludFJlcXVlc3QaIi53ZWJob29rcy52MS5TZW5kVGVzdEV2ZW50UmVzcG9uc2ViBnByb3RvMw", [file_common_v1_common]);
+
+/**
+ * A partner's webhook endpoint (whe_...).
+ *
+ * @generated from message webhooks.v1.Endpoint
+ */
+export type Endpoint = Message<"webhooks.v1.Endpoint"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string partner_id = 2;
+   */
+  partnerId: string;
+
+  /**
+   * @generated from field: string url = 3;
+   */
+  url: string;
+
+  /**
+   * @generated from field: string description = 4;
+   */
+  description: string;
+
+  /**
+   * all_event_types: every type; else event_types (non-empty).
+   *
+   * @generated from field: bool all_event_types = 5;
+   */
+  allEventTypes: boolean;
+
+  /**
+   * @generated from field: repeated string event_types = 6;
+   */
+  eventTypes: string[];
+
+  /**
+   * @generated from field: bool enabled = 7;
+   */
+  enabled: boolean;
+
+  /**
+   * @generated from field: bool livemode = 8;
+   */
+  livemode: boolean;
+
+  /**
+   * @generated from field: optional string disabled_reason = 9;
+   */
+  disabledReason?: string | undefined;
+
+  /**
+   * @generated from field: string created_at = 10;
+   */
+  createdAt: string;
+
+  /**
+   * The partner's webhookUrl, signed with the secret issued at approval.
+   *
+   * @generated from field: bool primary = 11;
+   */
+  primary: boolean;
+};
+
+/**
+ * Describes the message webhooks.v1.Endpoint.
+ * Use `create(EndpointSchema)` to create a new message.
+ */
+export const EndpointSchema: GenMessage<Endpoint> = /*@__PURE__*/
+  messageDesc(file_webhooks_v1_webhooks, 0);
+
+/**
+ * @generated from message webhooks.v1.EndpointWithSecret
+ */
+export type EndpointWithSecret = Message<"webhooks.v1.EndpointWithSecret"> & {
+  /**
+   * @generated from field: webhooks.v1.Endpoint endpoint = 1;
+   */
+  endpoint?: Endpoint | undefined;
+
+  /**
+   * whsec_..., in clear: shown to the partner once, never stored so.
+   *
+   * @generated from field: string secret = 2;
+   */
+  secret: string;
+};
+
+/**
+ * Describes the message webhooks.v1.EndpointWithSecret.
+ * Use `create(EndpointWithSecretSchema)` to create a new message.
+ */
+export const EndpointWithSecretSchema: GenMessage<EndpointWithSecret> = /*@__PURE__*/
+  messageDesc(file_webhooks_v1_webhooks, 1);
+
+/**
+ * @generated from message webhooks.v1.ListEndpointsRequest
+ */
+export type ListEndpointsRequest = Message<"webhooks.v1.ListEndpointsRequest"> & {
+  /**
+   * @generated from field: string partner_id = 1;
+   */
+  partnerId: string;
+};
+
+/**
+ * Describes the message webhooks.v1.ListEndpointsRequest.
+ * Use `create(ListEndpointsRequestSchema)` to create a new message.
+ */
+export const ListEndpointsRequestSchema: GenMessage<ListEndpointsRequest> = /*@__PURE__*/
+  messageDesc(file_webhooks_v1_webhooks, 2);
+
+/**
+ * @generated from message webhooks.v1.ListEndpointsResponse
+ */
+export type ListEndpointsResponse = Message<"webhooks.v1.ListEndpointsResponse"> & {
+  /**
+   * @generated from field: repeated webhooks.v1.Endpoint endpoints = 1;
+   */
+  endpoints: Endpoint[];
+};
+
+/**
+ * Describes the message webhooks.v1.ListEndpointsResponse.
+ * Use `create(ListEndpointsResponseSchema)` to create a new message.
+ */
+export const ListEndpointsResponseSchema: GenMessage<ListEndpointsResponse> = /*@__PURE__*/
+  messageDesc(file_webhooks_v1_webhooks, 3);
+
+/**
+ * @generated from message webhooks.v1.CreateEndpointRequest
+ */
+export type CreateEndpointRequest = Message<"webhooks.v1.CreateEndpointRequest"> & {
+  /**
+   * @generated from field: string partner_id = 1;
+   */
+  partnerId: string;
+
+  /**
+   * @generated from field: string url = 2;
+   */
+  url: string;
+
+  /**
+   * @generated from field: string description = 3;
+   */
+  description: string;
+
+  /**
+   * @generated from field: bool all_event_types = 4;
+   */
+  allEventTypes: boolean;
+
+  /**
+   * @generated from field: repeated string event_types = 5;
+   */
+  eventTypes: string[];
+
+  /**
+   * Absent: enabled.
+   *
+   * @generated from field: optional bool enabled = 6;
+   */
+  enabled?: boolean | undefined;
+
+  /**
+   * @generated from field: optional common.v1.AuditContext audit = 7;
+   */
+  audit?: AuditContext | undefined;
+};
+
+/**
+ * Describes the message webhooks.v1.CreateEndpointRequest.
+ * Use `create(CreateEndpointRequestSchema)` to create a new message.
+ */
+export const CreateEndpointRequestSchema: GenMessage<CreateEndpointRequest> = /*@__PURE__*/
+  messageDesc(file_webhooks_v1_webhooks, 4);
+
+/**
+ * @generated from message webhooks.v1.UpdateEndpointRequest
+ */
+export type UpdateEndpointRequest = Message<"webhooks.v1.UpdateEndpointRequest"> & {
+  /**
+   * @generated from field: string partner_id = 1;
+   */
+  partnerId: string;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+
+  /**
+   * @generated from field: optional string url = 3;
+   */
+  url?: string | undefined;
+
+  /**
+   * @generated from field: optional string description = 4;
+   */
+  description?: string | undefined;
+
+  /**
+   * set_event_types: replace the filter with all_event_types / event_types.
+   *
+   * @generated from field: bool set_event_types = 5;
+   */
+  setEventTypes: boolean;
+
+  /**
+   * @generated from field: bool all_event_types = 6;
+   */
+  allEventTypes: boolean;
+
+  /**
+   * @generated from field: repeated string event_types = 7;
+   */
+  eventTypes: string[];
+
+  /**
+   * @generated from field: optional bool enabled = 8;
+   */
+  enabled?: boolean | undefined;
+
+  /**
+   * @generated from field: optional common.v1.AuditContext audit = 9;
+   */
+  audit?: AuditContext | undefined;
+};
+
+/**
+ * Describes the message webhooks.v1.UpdateEndpointRequest.
+ * Use `create(UpdateEndpointRequestSchema)` to create a new message.
+ */
+export const UpdateEndpointRequestSchema: GenMessage<UpdateEndpointRequest> = /*@__PURE__*/
+  messageDesc(file_webhooks_v1_webhooks, 5);
+
+/**
+ * @generated from message webhooks.v1.EndpointRequest
+ */
+export type EndpointRequest = Message<"webhooks.v1.EndpointRequest"> & {
+  /**
+   * @generated from field: string partner_id = 1;
+   */
+  partnerId: string;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+
+  /**
+   * @generated from field: optional common.v1.AuditContext audit = 3;
+   */
+  audit?: AuditContext | undefined;
+};
+
+/**
+ * Describes the message webhooks.v1.EndpointRequest.
+ * Use `create(EndpointRequestSchema)` to create a new message.
+ */
+export const EndpointRequestSchema: GenMessage<EndpointRequest> = /*@__PURE__*/
+  messageDesc(file_webhooks_v1_webhooks, 6);
+
+/**
+ * @generated from message webhooks.v1.DeleteEndpointResponse
+ */
+export type DeleteEndpointResponse = Message<"webhooks.v1.DeleteEndpointResponse"> & {
+};
+
+/**
+ * Describes the message webhooks.v1.DeleteEndpointResponse.
+ * Use `create(DeleteEndpointResponseSchema)` to create a new message.
+ */
+export const DeleteEndpointResponseSchema: GenMessage<DeleteEndpointResponse> = /*@__PURE__*/
+  messageDesc(file_webhooks_v1_webhooks, 7);
+
+/**
+ * @generated from message webhooks.v1.RotateEndpointSecretRequest
+ */
+export type RotateEndpointSecretRequest = Message<"webhooks.v1.RotateEndpointSecretRequest"> & {
+  /**
+   * @generated from field: string partner_id = 1;
+   */
+  partnerId: string;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+
+  /**
+   * 0-72; absent: 24.
+   *
+   * @generated from field: optional int32 overlap_hours = 3;
+   */
+  overlapHours?: number | undefined;
+
+  /**
+   * @generated from field: optional common.v1.AuditContext audit = 4;
+   */
+  audit?: AuditContext | undefined;
+};
+
+/**
+ * Describes the message webhooks.v1.RotateEndpointSecretRequest.
+ * Use `create(RotateEndpointSecretRequestSchema)` to create a new message.
+ */
+export const RotateEndpointSecretRequestSchema: GenMessage<RotateEndpointSecretRequest> = /*@__PURE__*/
+  messageDesc(file_webhooks_v1_webhooks, 8);
+
+/**
+ * @generated from message webhooks.v1.RecoverEndpointRequest
+ */
+export type RecoverEndpointRequest = Message<"webhooks.v1.RecoverEndpointRequest"> & {
+  /**
+   * @generated from field: string partner_id = 1;
+   */
+  partnerId: string;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+
+  /**
+   * ISO 8601; within the last 30 days and not in the future.
+   *
+   * @generated from field: string since = 3;
+   */
+  since: string;
+
+  /**
+   * @generated from field: optional common.v1.AuditContext audit = 4;
+   */
+  audit?: AuditContext | undefined;
+};
+
+/**
+ * Describes the message webhooks.v1.RecoverEndpointRequest.
+ * Use `create(RecoverEndpointRequestSchema)` to create a new message.
+ */
+export const RecoverEndpointRequestSchema: GenMessage<RecoverEndpointRequest> = /*@__PURE__*/
+  messageDesc(file_webhooks_v1_webhooks, 9);
+
+/**
+ * @generated from message webhooks.v1.RecoverEndpointResponse
+ */
+export type RecoverEndpointResponse = Message<"webhooks.v1.RecoverEndpointResponse"> & {
+  /**
+   * Deliveries queued again.
+   *
+   * @generated from field: int32 queued = 1;
+   */
+  queued: number;
+};
+
+/**
+ * Describes the message webhooks.v1.RecoverEndpointResponse.
+ * Use `create(RecoverEndpointResponseSchema)` to create a new message.
+ */
+export const RecoverEndpointResponseSchema: GenMessage<RecoverEndpointResponse> = /*@__PURE__*/
+  messageDesc(file_webhooks_v1_webhooks, 10);
 
 /**
  * One event on its way to one partner's endpoint.
@@ -83,6 +449,13 @@ export type Delivery = Message<"webhooks.v1.Delivery"> & {
    * @generated from field: optional string delivered_at = 12;
    */
   deliveredAt?: string | undefined;
+
+  /**
+   * whe_...: the endpoint this delivery goes to.
+   *
+   * @generated from field: optional string endpoint_id = 13;
+   */
+  endpointId?: string | undefined;
 };
 
 /**
@@ -90,7 +463,7 @@ export type Delivery = Message<"webhooks.v1.Delivery"> & {
  * Use `create(DeliverySchema)` to create a new message.
  */
 export const DeliverySchema: GenMessage<Delivery> = /*@__PURE__*/
-  messageDesc(file_webhooks_v1_webhooks, 0);
+  messageDesc(file_webhooks_v1_webhooks, 11);
 
 /**
  * @generated from message webhooks.v1.ListDeliveriesRequest
@@ -114,6 +487,13 @@ export type ListDeliveriesRequest = Message<"webhooks.v1.ListDeliveriesRequest">
    * @generated from field: common.v1.PageRequest page = 3;
    */
   page?: PageRequest | undefined;
+
+  /**
+   * Empty for every endpoint.
+   *
+   * @generated from field: string endpoint_id = 4;
+   */
+  endpointId: string;
 };
 
 /**
@@ -121,7 +501,7 @@ export type ListDeliveriesRequest = Message<"webhooks.v1.ListDeliveriesRequest">
  * Use `create(ListDeliveriesRequestSchema)` to create a new message.
  */
 export const ListDeliveriesRequestSchema: GenMessage<ListDeliveriesRequest> = /*@__PURE__*/
-  messageDesc(file_webhooks_v1_webhooks, 1);
+  messageDesc(file_webhooks_v1_webhooks, 12);
 
 /**
  * @generated from message webhooks.v1.ListDeliveriesResponse
@@ -143,7 +523,7 @@ export type ListDeliveriesResponse = Message<"webhooks.v1.ListDeliveriesResponse
  * Use `create(ListDeliveriesResponseSchema)` to create a new message.
  */
 export const ListDeliveriesResponseSchema: GenMessage<ListDeliveriesResponse> = /*@__PURE__*/
-  messageDesc(file_webhooks_v1_webhooks, 2);
+  messageDesc(file_webhooks_v1_webhooks, 13);
 
 /**
  * @generated from message webhooks.v1.RetryDeliveryRequest
@@ -165,7 +545,7 @@ export type RetryDeliveryRequest = Message<"webhooks.v1.RetryDeliveryRequest"> &
  * Use `create(RetryDeliveryRequestSchema)` to create a new message.
  */
 export const RetryDeliveryRequestSchema: GenMessage<RetryDeliveryRequest> = /*@__PURE__*/
-  messageDesc(file_webhooks_v1_webhooks, 3);
+  messageDesc(file_webhooks_v1_webhooks, 14);
 
 /**
  * @generated from message webhooks.v1.SendTestEventRequest
@@ -182,7 +562,7 @@ export type SendTestEventRequest = Message<"webhooks.v1.SendTestEventRequest"> &
  * Use `create(SendTestEventRequestSchema)` to create a new message.
  */
 export const SendTestEventRequestSchema: GenMessage<SendTestEventRequest> = /*@__PURE__*/
-  messageDesc(file_webhooks_v1_webhooks, 4);
+  messageDesc(file_webhooks_v1_webhooks, 15);
 
 /**
  * @generated from message webhooks.v1.SendTestEventResponse
@@ -199,7 +579,7 @@ export type SendTestEventResponse = Message<"webhooks.v1.SendTestEventResponse">
  * Use `create(SendTestEventResponseSchema)` to create a new message.
  */
 export const SendTestEventResponseSchema: GenMessage<SendTestEventResponse> = /*@__PURE__*/
-  messageDesc(file_webhooks_v1_webhooks, 5);
+  messageDesc(file_webhooks_v1_webhooks, 16);
 
 /**
  * Signed webhook delivery to partners (contract §9): the delivery log, an
@@ -239,6 +619,75 @@ export const WebhooksService: GenService<{
   sendTestEvent: {
     methodKind: "unary";
     input: typeof SendTestEventRequestSchema;
+    output: typeof SendTestEventResponseSchema;
+  },
+  /**
+   * A partner's endpoints (§9 "Several endpoints per partner"), oldest
+   * first; the primary one (the partner's webhookUrl) is listed when set.
+   *
+   * @generated from rpc webhooks.v1.WebhooksService.ListEndpoints
+   */
+  listEndpoints: {
+    methodKind: "unary";
+    input: typeof ListEndpointsRequestSchema;
+    output: typeof ListEndpointsResponseSchema;
+  },
+  /**
+   * INVALID_ARGUMENT (VALIDATION_ERROR) past 10 endpoints per mode.
+   *
+   * @generated from rpc webhooks.v1.WebhooksService.CreateEndpoint
+   */
+  createEndpoint: {
+    methodKind: "unary";
+    input: typeof CreateEndpointRequestSchema;
+    output: typeof EndpointWithSecretSchema;
+  },
+  /**
+   * NOT_FOUND for an unknown or other partner's endpoint (also below).
+   *
+   * @generated from rpc webhooks.v1.WebhooksService.UpdateEndpoint
+   */
+  updateEndpoint: {
+    methodKind: "unary";
+    input: typeof UpdateEndpointRequestSchema;
+    output: typeof EndpointSchema;
+  },
+  /**
+   * @generated from rpc webhooks.v1.WebhooksService.DeleteEndpoint
+   */
+  deleteEndpoint: {
+    methodKind: "unary";
+    input: typeof EndpointRequestSchema;
+    output: typeof DeleteEndpointResponseSchema;
+  },
+  /**
+   * The new secret, once; the old one keeps signing for overlap_hours.
+   *
+   * @generated from rpc webhooks.v1.WebhooksService.RotateEndpointSecret
+   */
+  rotateEndpointSecret: {
+    methodKind: "unary";
+    input: typeof RotateEndpointSecretRequestSchema;
+    output: typeof EndpointWithSecretSchema;
+  },
+  /**
+   * Queues every failed or never-made delivery to the endpoint since `since`.
+   *
+   * @generated from rpc webhooks.v1.WebhooksService.RecoverEndpoint
+   */
+  recoverEndpoint: {
+    methodKind: "unary";
+    input: typeof RecoverEndpointRequestSchema;
+    output: typeof RecoverEndpointResponseSchema;
+  },
+  /**
+   * A webhook.test to this endpoint alone.
+   *
+   * @generated from rpc webhooks.v1.WebhooksService.SendEndpointTest
+   */
+  sendEndpointTest: {
+    methodKind: "unary";
+    input: typeof EndpointRequestSchema;
     output: typeof SendTestEventResponseSchema;
   },
 }> = /*@__PURE__*/
