@@ -36,6 +36,7 @@ import { orderRoutes } from './routes/public/orders.js';
 import { registerRoute } from './routes/public/register.js';
 import { walletRoutes } from './routes/public/wallet.js';
 import { webhookRoutes } from './routes/public/webhooks.js';
+import { adminWebhookEndpointRoutes, webhookEndpointRoutes } from './routes/public/webhookEndpoints.js';
 import { supplierNotificationRoute } from './routes/supplier/notifications.js';
 
 export interface Gateway {
@@ -130,6 +131,7 @@ export async function buildGateway({ config, logger, nc, ns: subjects, consume, 
       orderRoutes(api, { orders, doors, catalogVersion: renderedCatalog.version });
       esimRoutes(api, { orders, doors });
       webhookRoutes(api, { webhooks, doors });
+      webhookEndpointRoutes(api, { webhooks, doors, allowInsecureWebhookUrls });
     },
     { prefix: '/api/v1' },
   );
@@ -160,6 +162,7 @@ export async function buildGateway({ config, logger, nc, ns: subjects, consume, 
       adminOrderRoutes(admin, { orders });
       adminEsimRoutes(admin, { orders });
       adminWebhookDeliveryRoutes(admin, { webhooks });
+      adminWebhookEndpointRoutes(admin, { webhooks, allowInsecureWebhookUrls });
       adminDeadLetterRoutes(admin, { nc, ns: subjects });
     },
     { prefix: '/admin/v1' },

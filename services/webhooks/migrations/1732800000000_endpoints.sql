@@ -45,12 +45,20 @@ ALTER TABLE deliveries DROP CONSTRAINT deliveries_event_id_key;
 CREATE UNIQUE INDEX deliveries_event_endpoint ON deliveries (event_id, endpoint_id);
 CREATE INDEX deliveries_endpoint_newest ON deliveries (endpoint_id, created_at DESC, id DESC);
 
--- The event types are the contract's (checked by the event's schema before it is stored); a list here drifts.
-ALTER TABLE events DROP CONSTRAINT IF EXISTS events_type_check;
+-- §9 adds wallet.balance_low and webhook.endpoint_disabled (the list equals @esim/vocabulary's partnerEventTypes; a test checks it).
+ALTER TABLE events DROP CONSTRAINT events_type_check;
+ALTER TABLE events ADD CONSTRAINT events_type_check CHECK (type IN (
+  'payment.paid', 'provision.provisioned', 'provision.failed', 'wallet.credited', 'webhook.test',
+  'esim.installed', 'esim.usage_threshold', 'esim.bundle_expired', 'order.cancelled',
+  'wallet.balance_low', 'webhook.endpoint_disabled'));
 -- Recover (§9) reads a partner's events of the last 30 days in order.
 CREATE INDEX events_partner_created ON events (partner_id, created_at, id);
 
 -- Down Migration
+ALTER TABLE events DROP CONSTRAINT events_type_check;
+ALTER TABLE events ADD CONSTRAINT events_type_check CHECK (type IN (
+  'payment.paid', 'provision.provisioned', 'provision.failed', 'wallet.credited', 'webhook.test',
+  'esim.installed', 'esim.usage_threshold', 'esim.bundle_expired', 'order.cancelled'));
 DROP INDEX events_partner_created;
 DROP INDEX deliveries_endpoint_newest;
 DROP INDEX deliveries_event_endpoint;

@@ -15,8 +15,8 @@ afterAll(() => infra?.cleanup());
 async function pending(id: string, dueInMs: number, leasedForMs?: number): Promise<void> {
   await infra.pool.query(`INSERT INTO webhooks.events (id, partner_id, type, order_id, payload, created_at) VALUES ($1, 'ptn_1', 'webhook.test', NULL, '{}', now())`, [`evt_${id}`]);
   await infra.pool.query(
-    `INSERT INTO webhooks.deliveries (id, event_id, partner_id, status, next_attempt_at, locked_until)
-     VALUES ($1, $2, 'ptn_1', 'pending', now() + $3 * interval '1 millisecond', CASE WHEN $4::int IS NULL THEN NULL ELSE now() + $4 * interval '1 millisecond' END)`,
+    `INSERT INTO webhooks.deliveries (id, event_id, partner_id, endpoint_id, status, next_attempt_at, locked_until)
+     VALUES ($1, $2, 'ptn_1', 'whe_1', 'pending', now() + $3 * interval '1 millisecond', CASE WHEN $4::int IS NULL THEN NULL ELSE now() + $4 * interval '1 millisecond' END)`,
     [`dlv_${id}`, `evt_${id}`, dueInMs, leasedForMs ?? null],
   );
 }

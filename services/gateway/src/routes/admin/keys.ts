@@ -71,11 +71,15 @@ export function adminKeyRoutes(app: FastifyInstance, { partners }: { partners: P
       schema: {
         tags,
         summary: 'Rotate the webhook signing secret',
-        description: 'The new secret is e-mailed to the partner and signs every delivery from now on; the old one stops at once.',
+        description:
+          'The new secret is e-mailed to the partner and signs every delivery from now on; the old one keeps signing beside it (`webhook-signature: v1,<new> v1,<old>`, `X-SERVICE-Signature-Previous`) for `overlapHours` (0–72, default 24; 0 stops it at once).',
         params,
-        response: { 200: z.object({ rotatedAt: z.string() }), ...problems(401, 404, 409, 503) },
+        body: z.strictObject({ overlapHours: z.number().int().min(0).max(72).optional() }).nullish(),
+        response: { 200: z.object({ rotatedAt: z.string() }), ...problems(400, 401, 404, 409, 413, 415, 503) },
       },
     },
-    async (request) => ({ rotatedAt: (await partners.rotateWebhookSecret({ id: request.params.id, audit: auditContextOf(request) })).rotatedAt }),
+    async (request) => ({
+      rotatedAt: (await partners.rotateWebhookSecret({ id: request.params.id, audit: auditContextOf(request), overlapHours: request.body?.overlapHours })).rotatedAt,
+    }),
   );
 }

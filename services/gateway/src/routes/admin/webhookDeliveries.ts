@@ -25,6 +25,7 @@ export function adminWebhookDeliveryRoutes(app: FastifyInstance, { webhooks }: {
         summary: 'Webhook deliveries of every partner, newest first',
         querystring: z.strictObject({
           partnerId: z.string().min(1).max(64).optional().describe('Only this partner’s deliveries'),
+          endpointId: z.string().max(64).optional().describe('Only the deliveries to this endpoint (whe_…)'),
           status: z.enum(deliveryStatuses).optional(),
           ...pageQuery(),
         }),
@@ -32,8 +33,8 @@ export function adminWebhookDeliveryRoutes(app: FastifyInstance, { webhooks }: {
       },
     },
     async (request) => {
-      const { partnerId, status, page, limit } = request.query;
-      const result = await webhooks.listDeliveries({ partnerId: partnerId ?? '', status: status ?? '', page: { page, limit } });
+      const { partnerId, endpointId, status, page, limit } = request.query;
+      const result = await webhooks.listDeliveries({ partnerId: partnerId ?? '', endpointId: endpointId ?? '', status: status ?? '', page: { page, limit } });
       return { data: result.deliveries.map(toAdminWebhookDeliveryView), pagination: pagination(page, limit, result.total) };
     },
   );

@@ -28,16 +28,20 @@ export function webhookRoutes(app: FastifyInstance, { webhooks, doors }: Webhook
       schema: {
         tags,
         summary: 'Your webhook deliveries, newest first',
-        description: 'One delivery per event sent to your webhook URL, with its attempts, last status code, last error and next attempt time.',
+        description: 'One delivery per event and endpoint, with its attempts, last status code, last error and next attempt time.',
         security: door.security,
-        querystring: z.strictObject({ status: z.enum(deliveryStatuses).optional(), ...pageQuery() }),
+        querystring: z.strictObject({
+          status: z.enum(deliveryStatuses).optional(),
+          endpointId: z.string().max(64).optional().describe('Only the deliveries to this endpoint (whe_…)'),
+          ...pageQuery(),
+        }),
         response: { 200: deliveryPage, ...problems(400), ...door.problems },
       },
       onRequest: door.onRequest,
     },
     async (request) => {
-      const { status, page, limit } = request.query;
-      const result = await webhooks.listDeliveries({ partnerId: accountOf(request).partnerId, status: status ?? '', page: { page, limit } });
+      const { status, endpointId, page, limit } = request.query;
+      const result = await webhooks.listDeliveries({ partnerId: accountOf(request).partnerId, endpointId: endpointId ?? '', status: status ?? '', page: { page, limit } });
       return { data: result.deliveries.map(toWebhookDeliveryView), pagination: pagination(page, limit, result.total) };
     },
   );

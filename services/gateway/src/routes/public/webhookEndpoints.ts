@@ -1,0 +1,229 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { AppError } from '@esim/errors';
+import { isId } from '@esim/ids';
+import { auditContextOf } from '../../auth/adminAuth.js';
+import type { WebhooksClient } from '../../backends.js';
+import { component } from '../../http/components.js';
+import { problems, type problemSchema } from '../../http/schemas.js';
+import {
+  createEndpointBody,
+  eventTypesMessage,
+  recoverEndpointBody,
+  rotateEndpointSecretBody,
+  toWebhookEndpointView,
+  updateEndpointBody,
+  webhookEndpointView,
+  webhookEndpointWithSecret,
+} from '../../views/webhookEndpoints.js';
+import { accountOf, type PartnerDoors } from '../partnerDoors.js';
+
+const endpointList = component(z.object({ data: z.array(webhookEndpointView) }), 'WebhookEndpointList', 'both');
+const recoverAccepted = component(z.object({ queued: z.number().int().describe('Deliveries queued again') }), 'WebhookRecoverAccepted', 'both');
+const testAccepted = component(z.object({ eventId: z.string().describe('evt_…: the id the test webhook will carry') }), 'WebhookEndpointTestAccepted', 'both');
+
+/** Who the routes act for: the portal's partner (JWT), or an operator naming the partner in the path. */
+interface Surface {
+  base: string;
+  params: z.ZodObject;
+  security?: Array<Record<string, string[]>>;
+  onRequest?: unknown;
+  problems: Record<number, typeof problemSchema>;
+  tags: string[];
+  partnerOf(request: FastifyRequest): string;
+  auditOf(request: FastifyRequest): { operator: string; requestId: string } | undefined;
+}
+
+/** §9 "Several endpoints per partner", for the partner in the portal. */
+export function webhookEndpointRoutes(app: FastifyInstance, { webhooks, doors, allowInsecureWebhookUrls }: { webhooks: WebhooksClient; doors: PartnerDoors; allowInsecureWebhookUrls: boolean }): void {
+  const door = doors.portal;
+  endpointRoutes(app, webhooks, allowInsecureWebhookUrls, {
+    base: `${door.prefix}/webhook-endpoints`,
+    params: z.object({}),
+    security: door.security,
+    onRequest: door.onRequest,
+    problems: door.problems,
+    tags: ['Portal'],
+    partnerOf: (request) => accountOf(request).partnerId,
+    auditOf: () => undefined,
+  });
+}
+
+/** The operators' twins under /admin/v1/partners/{id}/webhook-endpoints (audited). */
+export function adminWebhookEndpointRoutes(app: FastifyInstance, { webhooks, allowInsecureWebhookUrls }: { webhooks: WebhooksClient; allowInsecureWebhookUrls: boolean }): void {
+  endpointRoutes(app, webhooks, allowInsecureWebhookUrls, {
+    base: '/partners/:id/webhook-endpoints',
+    params: z.object({ id: z.string().min(1) }),
+    problems: problems(401, 503),
+    tags: ['Webhook endpoints'],
+    partnerOf: (request) => {
+      const { id } = request.params as { id: string };
+      if (!isId('ptn', id)) throw new AppError('PARTNER_NOT_FOUND', `No partner ${id.slice(0, 64)}.`);
+      return id;
+    },
+    auditOf: auditContextOf,
+  });
+}
+
+function endpointRoutes(app: FastifyInstance, webhooks: WebhooksClient, allowInsecure: boolean, surface: Surface): void {
+  const typed = app.withTypeProvider<ZodTypeProvider>();
+  const { tags } = surface;
+  const common = { ...(surface.security ? { security: surface.security } : {}) };
+  const hooks = surface.onRequest ? { onRequest: surface.onRequest as never } : {};
+  const byId = surface.params.extend({ endpointId: z.string() });
+  const endpointOf = (request: FastifyRequest) => {
+    const { endpointId } = request.params as { endpointId: string };
+    if (!isId('whe', endpointId)) throw new AppError('NOT_FOUND', `No webhook endpoint ${endpointId.slice(0, 64)}.`);
+    return { partnerId: surface.partnerOf(request), id: endpointId };
+  };
+
+  typed.get(
+    surface.base,
+    {
+      schema: {
+        tags,
+        summary: 'Webhook endpoints, oldest first',
+        description: 'Every receiver events go to; the primary one is the `webhookUrl` (listed while it is set).',
+        ...common,
+        params: surface.params,
+        response: { 200: endpointList, ...problems(404), ...surface.problems },
+      },
+      ...hooks,
+    },
+    async (request) => ({ data: (await webhooks.listEndpoints({ partnerId: surface.partnerOf(request) })).endpoints.map(toWebhookEndpointView) }),
+  );
+
+  typed.post(
+    surface.base,
+    {
+      schema: {
+        tags,
+        summary: 'Add a webhook endpoint',
+        description: 'At most 10 per mode (the primary one counted). The answer carries the endpoint’s own signing secret, shown this once.',
+        ...common,
+        params: surface.params,
+        body: createEndpointBody(allowInsecure),
+        response: { 201: webhookEndpointWithSecret, ...problems(400, 404, 413, 415), ...surface.problems },
+      },
+      ...hooks,
+    },
+    async (request, reply) => {
+      const { url, description, eventTypes, enabled } = request.body;
+      const created = await webhooks.createEndpoint({
+        partnerId: surface.partnerOf(request),
+        url,
+        description: description ?? '',
+        ...eventTypesMessage(eventTypes),
+        enabled,
+        audit: surface.auditOf(request),
+      });
+      return reply.code(201).send({ ...toWebhookEndpointView(created.endpoint), secret: created.secret });
+    },
+  );
+
+  typed.patch(
+    `${surface.base}/:endpointId`,
+    {
+      schema: {
+        tags,
+        summary: 'Change a webhook endpoint',
+        description: 'URL, description, event types, enabled. `enabled: true` re-enables an endpoint the platform disabled for failing. The primary endpoint’s URL is your `webhookUrl`.',
+        ...common,
+        params: byId,
+        body: updateEndpointBody(allowInsecure),
+        response: { 200: webhookEndpointView, ...problems(400, 404, 413, 415), ...surface.problems },
+      },
+      ...hooks,
+    },
+    async (request) => {
+      const { url, description, eventTypes, enabled } = request.body;
+      const endpoint = await webhooks.updateEndpoint({
+        ...endpointOf(request),
+        url,
+        description,
+        setEventTypes: eventTypes !== undefined,
+        ...eventTypesMessage(eventTypes),
+        enabled,
+        audit: surface.auditOf(request),
+      });
+      return toWebhookEndpointView(endpoint);
+    },
+  );
+
+  typed.delete(
+    `${surface.base}/:endpointId`,
+    {
+      schema: {
+        tags,
+        summary: 'Delete a webhook endpoint',
+        description: 'Its pending deliveries end `no_endpoint`. Deleting the primary endpoint clears your `webhookUrl`.',
+        ...common,
+        params: byId,
+        response: { 204: z.null().describe('Deleted'), ...problems(404), ...surface.problems },
+      },
+      ...hooks,
+    },
+    async (request, reply) => {
+      await webhooks.deleteEndpoint({ ...endpointOf(request), audit: surface.auditOf(request) });
+      return reply.code(204).send(null);
+    },
+  );
+
+  typed.post(
+    `${surface.base}/:endpointId/rotate-secret`,
+    {
+      schema: {
+        tags,
+        summary: 'Rotate an endpoint’s signing secret',
+        description:
+          'The new secret, shown this once. Until `overlapHours` (0–72, default 24) have passed, each delivery is signed with both: `webhook-signature` carries `v1,<new> v1,<old>` and `X-SERVICE-Signature-Previous` the old HMAC.',
+        ...common,
+        params: byId,
+        body: rotateEndpointSecretBody.nullish(),
+        response: { 200: webhookEndpointWithSecret, ...problems(400, 404, 409, 413, 415), ...surface.problems },
+      },
+      ...hooks,
+    },
+    async (request) => {
+      const rotated = await webhooks.rotateEndpointSecret({ ...endpointOf(request), overlapHours: request.body?.overlapHours, audit: surface.auditOf(request) });
+      return { ...toWebhookEndpointView(rotated.endpoint), secret: rotated.secret };
+    },
+  );
+
+  typed.post(
+    `${surface.base}/:endpointId/recover`,
+    {
+      schema: {
+        tags,
+        summary: 'Resend what an endpoint missed',
+        description: 'Every event since `since` (within the last 30 days, the retention) whose delivery to this endpoint failed or never happened is sent again, in order, once.',
+        ...common,
+        params: byId,
+        body: recoverEndpointBody,
+        response: { 202: recoverAccepted, ...problems(400, 404, 413, 415), ...surface.problems },
+      },
+      ...hooks,
+    },
+    async (request, reply) => {
+      const { queued } = await webhooks.recoverEndpoint({ ...endpointOf(request), since: request.body.since, audit: surface.auditOf(request) });
+      return reply.code(202).send({ queued });
+    },
+  );
+
+  typed.post(
+    `${surface.base}/:endpointId/test`,
+    {
+      schema: {
+        tags,
+        summary: 'Send a test event to this endpoint alone',
+        description: 'Queues a `webhook.test`, signed and retried like every event, to this endpoint only (even while it is disabled).',
+        ...common,
+        params: byId,
+        response: { 202: testAccepted, ...problems(404), ...surface.problems },
+      },
+      ...hooks,
+    },
+    async (request, reply) => reply.code(202).send({ eventId: (await webhooks.sendEndpointTest({ ...endpointOf(request), audit: surface.auditOf(request) })).eventId }),
+  );
+}
