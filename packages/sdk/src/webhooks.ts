@@ -10,6 +10,8 @@ import type { WebhookEvent } from './events.js';
  * `webhook-timestamp`, `webhook-signature`), those are checked, and a
  * timestamp more than `toleranceSeconds` away is refused (replay
  * protection); otherwise `X-SERVICE-Signature`. `scheme` forces one.
+ * During a secret rotation's overlap both secrets sign (`webhook-signature:
+ * v1,<new> v1,<old>`, `X-SERVICE-Signature-Previous`): either secret verifies.
  * Web Crypto only: runs on Node 20+, Deno, Bun and edge runtimes.
  */
 export interface VerifyOptions {
@@ -87,7 +89,14 @@ export async function verify(rawBody: string | Uint8Array, headers: HeaderBag, s
   else {
     const signature = header(headers, 'x-service-signature');
     if (!signature) throw new WebhookVerificationError('no X-SERVICE-Signature or webhook-signature header');
-    await checkService(body, signature, secret);
+    // During a secret rotation's overlap the old secret's signature travels beside the new one: either verifies.
+    const previous = header(headers, 'x-service-signature-previous');
+    try {
+      await checkService(body, signature, secret);
+    } catch (error) {
+      if (!previous) throw error;
+      await checkService(body, previous, secret);
+    }
   }
   let event: unknown;
   try {

@@ -217,6 +217,18 @@ export interface components {
             /** @constant */
             type: "provision.provisioned";
         };
+        WalletBalanceLowEvent: {
+            /** @description When it happened, ISO 8601 */
+            createdAt: string;
+            data: {
+                threshold: number;
+                walletBalance: number;
+            };
+            /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
+            id: string;
+            /** @constant */
+            type: "wallet.balance_low";
+        };
         WalletCreditedEvent: {
             /** @description When it happened, ISO 8601 */
             createdAt: string;
@@ -229,7 +241,27 @@ export interface components {
             /** @constant */
             type: "wallet.credited";
         };
-        WebhookEvent: components["schemas"]["PaymentPaidEvent"] | components["schemas"]["ProvisionProvisionedEvent"] | components["schemas"]["ProvisionFailedEvent"] | components["schemas"]["WalletCreditedEvent"] | components["schemas"]["WebhookTestEvent"] | components["schemas"]["EsimInstalledEvent"] | components["schemas"]["EsimUsageThresholdEvent"] | components["schemas"]["EsimBundleExpiredEvent"] | components["schemas"]["OrderCancelledEvent"];
+        WebhookEndpointDisabledEvent: {
+            /** @description When it happened, ISO 8601 */
+            createdAt: string;
+            data: {
+                endpoint: {
+                    createdAt: string;
+                    description: string;
+                    disabledReason: string | null;
+                    enabled: boolean;
+                    eventTypes: ("payment.paid" | "provision.provisioned" | "provision.failed" | "wallet.credited" | "webhook.test" | "esim.installed" | "esim.usage_threshold" | "esim.bundle_expired" | "order.cancelled" | "wallet.balance_low" | "webhook.endpoint_disabled")[] | null;
+                    id: string;
+                    livemode: boolean;
+                    url: string;
+                };
+            };
+            /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
+            id: string;
+            /** @constant */
+            type: "webhook.endpoint_disabled";
+        };
+        WebhookEvent: components["schemas"]["PaymentPaidEvent"] | components["schemas"]["ProvisionProvisionedEvent"] | components["schemas"]["ProvisionFailedEvent"] | components["schemas"]["WalletCreditedEvent"] | components["schemas"]["WebhookTestEvent"] | components["schemas"]["EsimInstalledEvent"] | components["schemas"]["EsimUsageThresholdEvent"] | components["schemas"]["EsimBundleExpiredEvent"] | components["schemas"]["OrderCancelledEvent"] | components["schemas"]["WalletBalanceLowEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"];
         WebhookOrder: {
             clientRequestId: string;
             createdAt: string;

@@ -459,7 +459,7 @@ export interface paths {
         };
         /**
          * Your webhook deliveries, newest first
-         * @description One delivery per event sent to your webhook URL, with its attempts, last status code, last error and next attempt time.
+         * @description One delivery per event and endpoint, with its attempts, last status code, last error and next attempt time.
          *
          *     **curl**
          *
@@ -480,6 +480,252 @@ export interface paths {
         get: operations["portalListWebhookDeliveries"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/me/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Webhook endpoints, oldest first
+         * @description Every receiver events go to; the primary one is the `webhookUrl` (listed while it is set).
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X GET "$ESIM_URL/api/v1/partner/me/webhook-endpoints" \
+         *       -H "Authorization: Bearer $PORTAL_TOKEN"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.GET('/api/v1/partner/me/webhook-endpoints');
+         *     ```
+         */
+        get: operations["portalListWebhookEndpoints"];
+        put?: never;
+        /**
+         * Add a webhook endpoint
+         * @description At most 10 per mode (the primary one counted). The answer carries the endpoint’s own signing secret, shown this once.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X POST "$ESIM_URL/api/v1/partner/me/webhook-endpoints" \
+         *       -H "Authorization: Bearer $PORTAL_TOKEN" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"url":"url","description":"description","eventTypes":["text"],"enabled":true}'
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.POST('/api/v1/partner/me/webhook-endpoints', { body: {
+         *       url: "url",
+         *       description: "description",
+         *       eventTypes: [
+         *         "text"
+         *       ],
+         *       enabled: true
+         *     } });
+         *     ```
+         */
+        post: operations["portalCreateWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/me/webhook-endpoints/{endpointId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Its pending deliveries end `no_endpoint`. Deleting the primary endpoint clears your `webhookUrl`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X DELETE "$ESIM_URL/api/v1/partner/me/webhook-endpoints/id_01jd4m8x2q7v5c3b9n6k0w1y2z" \
+         *       -H "Authorization: Bearer $PORTAL_TOKEN"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.DELETE('/api/v1/partner/me/webhook-endpoints/{endpointId}', { params: { path: { endpointId: 'id_01jd4m8x2q7v5c3b9n6k0w1y2z' } } });
+         *     ```
+         */
+        delete: operations["portalDeleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook endpoint
+         * @description URL, description, event types, enabled. `enabled: true` re-enables an endpoint the platform disabled for failing. The primary endpoint’s URL is your `webhookUrl`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X PATCH "$ESIM_URL/api/v1/partner/me/webhook-endpoints/id_01jd4m8x2q7v5c3b9n6k0w1y2z" \
+         *       -H "Authorization: Bearer $PORTAL_TOKEN" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"url":"url","description":"description","eventTypes":["text"],"enabled":true}'
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.PATCH('/api/v1/partner/me/webhook-endpoints/{endpointId}', { params: { path: { endpointId: 'id_01jd4m8x2q7v5c3b9n6k0w1y2z' } }, body: {
+         *       url: "url",
+         *       description: "description",
+         *       eventTypes: [
+         *         "text"
+         *       ],
+         *       enabled: true
+         *     } });
+         *     ```
+         */
+        patch: operations["portalUpdateWebhookEndpoint"];
+        trace?: never;
+    };
+    "/api/v1/partner/me/webhook-endpoints/{endpointId}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resend what an endpoint missed
+         * @description Every event since `since` (within the last 30 days, the retention) whose delivery to this endpoint failed or never happened is sent again, in order, once.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X POST "$ESIM_URL/api/v1/partner/me/webhook-endpoints/id_01jd4m8x2q7v5c3b9n6k0w1y2z/recover" \
+         *       -H "Authorization: Bearer $PORTAL_TOKEN" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"since":"2026-11-24T09:30:00.000Z"}'
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.POST('/api/v1/partner/me/webhook-endpoints/{endpointId}/recover', { params: { path: { endpointId: 'id_01jd4m8x2q7v5c3b9n6k0w1y2z' } }, body: {
+         *       since: "2026-11-24T09:30:00.000Z"
+         *     } });
+         *     ```
+         */
+        post: operations["portalRecoverWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/me/webhook-endpoints/{endpointId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate an endpoint’s signing secret
+         * @description The new secret, shown this once. Until `overlapHours` (0–72, default 24) have passed, each delivery is signed with both: `webhook-signature` carries `v1,<new> v1,<old>` and `X-SERVICE-Signature-Previous` the old HMAC.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X POST "$ESIM_URL/api/v1/partner/me/webhook-endpoints/id_01jd4m8x2q7v5c3b9n6k0w1y2z/rotate-secret" \
+         *       -H "Authorization: Bearer $PORTAL_TOKEN" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"overlapHours":0}'
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.POST('/api/v1/partner/me/webhook-endpoints/{endpointId}/rotate-secret', { params: { path: { endpointId: 'id_01jd4m8x2q7v5c3b9n6k0w1y2z' } }, body: {
+         *       overlapHours: 0
+         *     } });
+         *     ```
+         */
+        post: operations["portalRotateWebhookEndpointSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/me/webhook-endpoints/{endpointId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to this endpoint alone
+         * @description Queues a `webhook.test`, signed and retried like every event, to this endpoint only (even while it is disabled).
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X POST "$ESIM_URL/api/v1/partner/me/webhook-endpoints/id_01jd4m8x2q7v5c3b9n6k0w1y2z/test" \
+         *       -H "Authorization: Bearer $PORTAL_TOKEN"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.POST('/api/v1/partner/me/webhook-endpoints/{endpointId}/test', { params: { path: { endpointId: 'id_01jd4m8x2q7v5c3b9n6k0w1y2z' } } });
+         *     ```
+         */
+        post: operations["portalTestWebhookEndpoint"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1120,10 +1366,12 @@ export interface components {
             createdAt: string;
             /** @description When an attempt first got a 2xx */
             deliveredAt: string | null;
+            /** @description whe_…: the endpoint this delivery goes to */
+            endpointId: string | null;
             /** @description evt_…: the id the webhook carries (body `id`, `X-SERVICE-Event-Id`, `webhook-id`) */
             eventId: string;
             /** @enum {string} */
-            eventType: "payment.paid" | "provision.provisioned" | "provision.failed" | "wallet.credited" | "webhook.test" | "esim.installed" | "esim.usage_threshold" | "esim.bundle_expired" | "order.cancelled";
+            eventType: "payment.paid" | "provision.provisioned" | "provision.failed" | "wallet.credited" | "webhook.test" | "esim.installed" | "esim.usage_threshold" | "esim.bundle_expired" | "order.cancelled" | "wallet.balance_low" | "webhook.endpoint_disabled";
             /** @description dlv_… */
             id: string;
             /** @description Why the last attempt failed */
@@ -1147,6 +1395,53 @@ export interface components {
                 total: number;
                 totalPages: number;
             };
+        };
+        WebhookEndpoint: {
+            createdAt: string;
+            /** @description Your own label, up to 500 characters */
+            description: string;
+            /** @description "failing" when the platform disabled it after WEBHOOK_DISABLE_AFTER of failed attempts; null otherwise */
+            disabledReason: string | null;
+            /** @description false: no event is sent here (a `webhook.test` asked for by hand still is) */
+            enabled: boolean;
+            /** @description The event types sent here; null: every type */
+            eventTypes: ("payment.paid" | "provision.provisioned" | "provision.failed" | "wallet.credited" | "webhook.test" | "esim.installed" | "esim.usage_threshold" | "esim.bundle_expired" | "order.cancelled" | "wallet.balance_low" | "webhook.endpoint_disabled")[] | null;
+            /** @description whe_… */
+            id: string;
+            /** @description true: live events (test mode, §14, has endpoints of its own) */
+            livemode: boolean;
+            /** @description Where events are POSTed; the primary endpoint’s is your `webhookUrl` */
+            url: string;
+        };
+        WebhookEndpointList: {
+            data: components["schemas"]["WebhookEndpoint"][];
+        };
+        WebhookEndpointTestAccepted: {
+            /** @description evt_…: the id the test webhook will carry */
+            eventId: string;
+        };
+        WebhookEndpointWithSecret: {
+            createdAt: string;
+            /** @description Your own label, up to 500 characters */
+            description: string;
+            /** @description "failing" when the platform disabled it after WEBHOOK_DISABLE_AFTER of failed attempts; null otherwise */
+            disabledReason: string | null;
+            /** @description false: no event is sent here (a `webhook.test` asked for by hand still is) */
+            enabled: boolean;
+            /** @description The event types sent here; null: every type */
+            eventTypes: ("payment.paid" | "provision.provisioned" | "provision.failed" | "wallet.credited" | "webhook.test" | "esim.installed" | "esim.usage_threshold" | "esim.bundle_expired" | "order.cancelled" | "wallet.balance_low" | "webhook.endpoint_disabled")[] | null;
+            /** @description whe_… */
+            id: string;
+            /** @description true: live events (test mode, §14, has endpoints of its own) */
+            livemode: boolean;
+            /** @description whsec_…: this endpoint’s signing secret, shown this once */
+            secret: string;
+            /** @description Where events are POSTed; the primary endpoint’s is your `webhookUrl` */
+            url: string;
+        };
+        WebhookRecoverAccepted: {
+            /** @description Deliveries queued again */
+            queued: number;
         };
         WebhookTestAccepted: {
             /** @description evt_…: the id the test webhook will carry */
@@ -3156,6 +3451,8 @@ export interface operations {
     portalListWebhookDeliveries: {
         parameters: {
             query?: {
+                /** @description Only the deliveries to this endpoint (whe_…) */
+                endpointId?: string;
                 /** @description page size, 1–100 (default 20) */
                 limit?: number;
                 /** @description 1-based page number */
@@ -3181,6 +3478,7 @@ export interface operations {
                      *           "id": "dlv_01jd4m8x2q7v5c3b9n6k0w1y2z",
                      *           "eventId": "evt_01jd4m8x2q7v5c3b9n6k0w1y2z",
                      *           "eventType": "payment.paid",
+                     *           "endpointId": "endpointId",
                      *           "status": "pending",
                      *           "attempts": 1,
                      *           "lastStatusCode": 1,
@@ -3259,6 +3557,1247 @@ export interface operations {
                      *       "status": 403,
                      *       "code": "INSUFFICIENT_SCOPE",
                      *       "detail": "Insufficient scope.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    portalListWebhookEndpoints: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "id_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "url": "url",
+                     *           "description": "description",
+                     *           "eventTypes": [
+                     *             "payment.paid"
+                     *           ],
+                     *           "enabled": true,
+                     *           "livemode": true,
+                     *           "disabledReason": "disabledReason",
+                     *           "createdAt": "2026-11-24T09:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpointList"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "detail": "Insufficient scope.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    portalCreateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "url",
+                 *       "description": "description",
+                 *       "eventTypes": [
+                 *         "text"
+                 *       ],
+                 *       "enabled": true
+                 *     }
+                 */
+                "application/json": {
+                    description?: string;
+                    enabled?: boolean;
+                    /** @description Event types to send here (§9); null or absent: every type */
+                    eventTypes?: string[] | null;
+                    url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "url": "url",
+                     *       "description": "description",
+                     *       "eventTypes": [
+                     *         "payment.paid"
+                     *       ],
+                     *       "enabled": true,
+                     *       "livemode": true,
+                     *       "disabledReason": "disabledReason",
+                     *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "secret": "secret"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "detail": "Insufficient scope.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "detail": "Payload too large.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Unsupported media type.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    portalDeleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "detail": "Insufficient scope.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "detail": "Payload too large.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Unsupported media type.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    portalUpdateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "url",
+                 *       "description": "description",
+                 *       "eventTypes": [
+                 *         "text"
+                 *       ],
+                 *       "enabled": true
+                 *     }
+                 */
+                "application/json": {
+                    description?: string;
+                    enabled?: boolean;
+                    /** @description Event types to send here (§9); null or absent: every type */
+                    eventTypes?: string[] | null;
+                    url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "url": "url",
+                     *       "description": "description",
+                     *       "eventTypes": [
+                     *         "payment.paid"
+                     *       ],
+                     *       "enabled": true,
+                     *       "livemode": true,
+                     *       "disabledReason": "disabledReason",
+                     *       "createdAt": "2026-11-24T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "detail": "Insufficient scope.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "detail": "Payload too large.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Unsupported media type.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    portalRecoverWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2026-11-24T09:30:00.000Z"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description Resend what did not reach this endpoint since then (within the last 30 days)
+                     */
+                    since: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "queued": 1
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookRecoverAccepted"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "detail": "Insufficient scope.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "detail": "Payload too large.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Unsupported media type.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    portalRotateWebhookEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "overlapHours": 0
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Hours the old secret keeps signing beside the new one (0–72, default 24) */
+                    overlapHours?: number;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "id_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "url": "url",
+                     *       "description": "description",
+                     *       "eventTypes": [
+                     *         "payment.paid"
+                     *       ],
+                     *       "enabled": true,
+                     *       "livemode": true,
+                     *       "disabledReason": "disabledReason",
+                     *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "secret": "secret"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "detail": "Insufficient scope.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code EMAIL_ALREADY_REGISTERED or REQUEST_IN_PROGRESS or INVALID_STATE or ESIM_NOT_TOPPABLE or ORDER_NOT_CANCELLABLE. Conflict: [EMAIL_ALREADY_REGISTERED](/problems#email-already-registered), [REQUEST_IN_PROGRESS](/problems#request-in-progress), [INVALID_STATE](/problems#invalid-state), [ESIM_NOT_TOPPABLE](/problems#esim-not-toppable), [ORDER_NOT_CANCELLABLE](/problems#order-not-cancellable) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/email-already-registered",
+                     *       "title": "E-mail already registered",
+                     *       "status": 409,
+                     *       "code": "EMAIL_ALREADY_REGISTERED",
+                     *       "detail": "E-mail already registered.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "detail": "Payload too large.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Unsupported media type.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    portalTestWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "eventId": "evt_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpointTestAccepted"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "detail": "Insufficient scope.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "detail": "Payload too large.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Unsupported media type.",
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */

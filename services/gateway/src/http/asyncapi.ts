@@ -20,6 +20,8 @@ const summaries: Record<string, string> = {
   'esim.usage_threshold': 'A bundle’s use reached 80 % and again 100 % of its data',
   'esim.bundle_expired': 'The supplier reports a bundle’s validity over',
   'order.cancelled': 'A cancellation and its refund are recorded',
+  'wallet.balance_low': 'A debit took your wallet below your lowBalanceThreshold (once per crossing)',
+  'webhook.endpoint_disabled': 'One of your webhook endpoints was disabled for failing (sent to your other endpoints)',
 };
 
 /** `esim.usage_threshold` → `EsimUsageThresholdEvent`. */
@@ -35,7 +37,16 @@ const headerSchema = {
     'X-SERVICE-Delivery-Attempt': { type: 'string', pattern: '^[1-9][0-9]*$', description: '1 on the first attempt, then 2, 3, …' },
     'webhook-id': { type: 'string', description: 'Standard Webhooks: the event id' },
     'webhook-timestamp': { type: 'string', pattern: '^[0-9]+$', description: 'Standard Webhooks: Unix seconds of this attempt' },
-    'webhook-signature': { type: 'string', description: 'Standard Webhooks: `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` keyed with the bytes after `whsec_`' },
+    'webhook-signature': {
+      type: 'string',
+      description:
+        'Standard Webhooks: `v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">` keyed with the bytes after `whsec_`; during a secret rotation’s overlap `v1,<new> v1,<old>` (space-separated): accept either',
+    },
+    'X-SERVICE-Signature-Previous': {
+      type: 'string',
+      pattern: '^[0-9a-f]{64}$',
+      description: 'During a secret rotation’s overlap only: the X-SERVICE-Signature computed with the old secret',
+    },
   },
 };
 

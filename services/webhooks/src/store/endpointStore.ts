@@ -45,10 +45,10 @@ export async function lockPartnerEndpoints(db: Queryable, partnerId: string): Pr
   await db.query(`SELECT pg_advisory_xact_lock(hashtext('webhooks.endpoints'), hashtext($1))`, [partnerId]);
 }
 
-/** The partner's endpoints of a mode, oldest first (the primary one whatever its URL). */
+/** The partner's endpoints of a mode: the primary one (whatever its URL) first, then oldest first. */
 export async function listEndpoints(db: Queryable, partnerId: string, livemode = true): Promise<Endpoint[]> {
   const { rows } = await db.query<EndpointRow>(
-    `SELECT ${columns} FROM webhooks.endpoints WHERE partner_id = $1 AND livemode = $2 ORDER BY created_at, id`,
+    `SELECT ${columns} FROM webhooks.endpoints WHERE partner_id = $1 AND livemode = $2 ORDER BY is_primary DESC, created_at, id`,
     [partnerId, livemode],
   );
   return rows.map(endpointOf);

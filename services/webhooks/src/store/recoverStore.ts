@@ -5,11 +5,14 @@ import { deliveriesDueChannel } from './eventStore.js';
 
 /**
  * Queues to one endpoint, again, every event of its partner since `since`
- * (`webhook.test` aside: a test went where it was aimed) whose delivery to
+ * (`webhook.test` aside: a test went where it was aimed; and the notice of
+ * its own disabling, meant for the partner's other endpoints) whose delivery to
  * it failed or never happened: a failed or no_endpoint delivery becomes
  * pending with a fresh schedule; an event it never got (disabled, filtered
  * then, created before it) gets a new delivery. Due times follow the events'
- * order a microsecond apart, so the worker sends them in order. A pending or
+ * order a microsecond apart, so the worker takes them in order (with the
+ * usual guarantee: one order's or eSIM's events one after another, others
+ * side by side within the partner's concurrency). A pending or
  * succeeded delivery is left alone, so recovering twice sends nothing twice.
  * One statement: a crash queues all of them or none.
  */
@@ -23,6 +26,7 @@ export async function requeueSince(
     `SELECT e.id AS event_id FROM webhooks.events e
      WHERE e.partner_id = $1 AND e.created_at >= $2 AND e.type <> 'webhook.test'
        AND ($3::text[] IS NULL OR e.type = ANY($3))
+       AND NOT (e.type = 'webhook.endpoint_disabled' AND e.payload->'endpoint'->>'id' = $4)
        AND NOT EXISTS (SELECT 1 FROM webhooks.deliveries d WHERE d.event_id = e.id AND d.endpoint_id = $4 AND d.status IN ('pending', 'succeeded'))
      ORDER BY e.created_at, e.id
      LIMIT $5`,

@@ -9,7 +9,7 @@ type PartnersMethods = typeof partnersV1.PartnersService.method;
 export interface FakePartners {
   address: string;
   /** Sets (or, with undefined, removes) a partner's URL and secret; the next attempt sees the change. */
-  setEndpoint(partnerId: string, endpoint: { url?: string | undefined; secret?: string | undefined }): void;
+  setEndpoint(partnerId: string, endpoint: { url?: string | undefined; secret?: string | undefined; previousSecret?: string | undefined }): void;
   /** GetWebhookEndpoint calls answered for this partner so far. */
   lookups(partnerId: string): number;
   /** Makes GetWebhookEndpoint fail as if the partners service were down. */
@@ -28,7 +28,7 @@ export function newWebhookSecret(): string {
  * other method is INTERNAL, so an unexpected call fails the test loudly.
  */
 export async function startFakePartners(dataKey: Buffer): Promise<FakePartners> {
-  const endpoints = new Map<string, { url?: string | undefined; secret?: string | undefined }>();
+  const endpoints = new Map<string, { url?: string | undefined; secret?: string | undefined; previousSecret?: string | undefined }>();
   let down = false;
   const lookups = new Map<string, number>();
   const handlers = Object.fromEntries(
@@ -44,7 +44,14 @@ export async function startFakePartners(dataKey: Buffer): Promise<FakePartners> 
     lookups.set(partnerId, (lookups.get(partnerId) ?? 0) + 1);
     const endpoint = endpoints.get(partnerId);
     if (!endpoint) throw new AppError('PARTNER_NOT_FOUND', `No partner ${partnerId}.`);
-    return { url: endpoint.url, sealedSecret: endpoint.secret ? seal(dataKey, endpoint.secret) : '', status: 'approved' };
+    return {
+      url: endpoint.url,
+      sealedSecret: endpoint.secret ? seal(dataKey, endpoint.secret) : '',
+      status: 'approved',
+      email: `${partnerId}@partner.example`,
+      previousSealedSecret: endpoint.previousSecret ? seal(dataKey, endpoint.previousSecret) : undefined,
+      previousSecretExpiresAt: endpoint.previousSecret ? new Date(Date.now() + 3_600_000).toISOString() : undefined,
+    };
   };
   const server = await startGrpcServer({
     port: 0,
