@@ -125,7 +125,7 @@ export async function buildGateway({ config, logger, nc, ns: subjects, consume, 
     async (api) => {
       registerRoute(api, { partners, registerLimit: new RateLimit(redis, `${ns}:gateway:rl:register`, config.REGISTER_RATE_LIMIT), allowInsecureWebhookUrls });
       loginRoute(api, { partners, tokens, loginFailures: new RateLimit(redis, `${ns}:gateway:rl:login`, config.LOGIN_FAILURE_LIMIT) });
-      meRoutes(api, { partners, portalToken, allowInsecureWebhookUrls });
+      meRoutes(api, { partners, portalToken, allowInsecureWebhookUrls, wallet });
       catalogRoute(api, { catalog, orders, doors, rendered: renderedCatalog });
       walletRoutes(api, { wallet, doors });
       orderRoutes(api, { orders, doors, catalogVersion: renderedCatalog.version });

@@ -146,6 +146,12 @@ export async function startFakeWallet(): Promise<FakeWallet> {
     async adjust() {
       throw new AppError('UNAVAILABLE', 'not in the fake');
     },
+    async setLowBalanceThreshold() {
+      throw new AppError('UNAVAILABLE', 'not in the fake');
+    },
+    async getLowBalanceThreshold() {
+      throw new AppError('UNAVAILABLE', 'not in the fake');
+    },
   };
 
   const server: GrpcServer = await startGrpcServer({

@@ -7,6 +7,7 @@ import { readBalance } from '../store/walletStore.js';
 import type { WalletDeps } from './deps.js';
 import type { LedgerEntry, Reservation } from './ledger.js';
 import { walletMetrics } from './metrics.js';
+import { announceIfLow } from './movement.js';
 import { check, insufficientBalance, limits } from './rules.js';
 
 export interface ReserveInput {
@@ -47,7 +48,10 @@ export async function reserve(deps: WalletDeps, input: ReserveInput): Promise<Re
         amount: input.amount,
         description: input.description === '' ? null : input.description,
       });
-      if (entry) return { entry, balanceAfter: entry.balanceAfter, replayed: false };
+      if (entry) {
+        await announceIfLow(db, input.partnerId, entry.balanceAfter);
+        return { entry, balanceAfter: entry.balanceAfter, replayed: false };
+      }
       // Nothing was written: an earlier call's debit may be why the balance is short now.
       const again = await replayOf(db, input);
       if (again) return again;

@@ -53,3 +53,13 @@ export async function announceRefund(db: Queryable, entry: LedgerEntry & { order
     balanceAfter: entry.balanceAfter,
   });
 }
+
+/** Contract §9 `wallet.balance_low`: a debit took the balance below the partner's threshold. */
+export async function announceLowBalance(db: Queryable, partnerId: string, walletBalance: number, threshold: number): Promise<void> {
+  await enqueueEvent(db, walletSchema, 'partner.notification', {
+    partnerId,
+    type: 'wallet.balance_low',
+    orderId: null,
+    payload: { walletBalance, threshold },
+  });
+}

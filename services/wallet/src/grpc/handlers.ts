@@ -5,6 +5,7 @@ import type { WalletDeps } from '../domain/deps.js';
 import { getReservation } from '../domain/getReservation.js';
 import { getWallet } from '../domain/getWallet.js';
 import { listLedger } from '../domain/listLedger.js';
+import { getLowBalanceThreshold, setLowBalanceThreshold } from '../domain/lowBalanceThreshold.js';
 import { refundCancelledOrder } from '../domain/refundCancelledOrder.js';
 import { reserve } from '../domain/reserve.js';
 import { topUp } from '../domain/topUp.js';
@@ -52,6 +53,14 @@ export function walletHandlers(deps: WalletDeps): ServiceHandlers<WalletMethods>
     async refundOrder(request) {
       const { entry, balanceAfter, replayed } = await refundCancelledOrder(deps, request);
       return { entry: ledgerEntryMessage(entry), balanceAfter: BigInt(balanceAfter), replayed };
+    },
+    async setLowBalanceThreshold(request) {
+      const threshold = await setLowBalanceThreshold(deps, request.partnerId, request.threshold === undefined ? null : amountOf(request.threshold));
+      return { threshold: threshold === null ? undefined : BigInt(threshold) };
+    },
+    async getLowBalanceThreshold(request) {
+      const threshold = await getLowBalanceThreshold(deps, request.partnerId);
+      return { threshold: threshold === null ? undefined : BigInt(threshold) };
     },
   };
 }

@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { portalPartnerOf } from '../../auth/portalAuth.js';
-import type { PartnersClient } from '../../backends.js';
+import type { PartnersClient, WalletClient } from '../../backends.js';
+import { component } from '../../http/components.js';
 import { problems } from '../../http/schemas.js';
 import { partnerView, partnerWithKeysView, toApiKeyView, toPartnerView } from '../../views/partners.js';
 import { webhookUrlSchema } from '../../views/webhookUrl.js';
@@ -12,13 +13,36 @@ export interface MeRouteDeps {
   /** The portal token check of auth/portalAuth. */
   portalToken: (request: FastifyRequest) => Promise<void>;
   allowInsecureWebhookUrls: boolean;
+  /** Keeps the lowBalanceThreshold (§9 wallet.balance_low); optional so a caller without it keeps the old routes. */
+  wallet?: WalletClient;
 }
+
+/** §9: the balance below which a debit emits wallet.balance_low; null for none. */
+const lowBalanceThreshold = z
+  .number()
+  .int()
+  .min(0)
+  .max(1_000_000_000)
+  .nullable()
+  .describe('Minor units: when a debit takes your wallet below it, one `wallet.balance_low` webhook (again only after a credit lifts it back); null for none');
+const meView = component(partnerView.extend({ lowBalanceThreshold: lowBalanceThreshold.optional() }), 'PartnerMe', 'public');
+const meWithKeysView = component(partnerWithKeysView.extend({ lowBalanceThreshold: lowBalanceThreshold.optional() }), 'PartnerMeWithKeys', 'public');
 
 const portalSecurity = [{ portalToken: [] }];
 
 /** GET and PATCH /partner/me: the portal's "limited UI" (§4), with the portal JWT. */
-export function meRoutes(app: FastifyInstance, { partners, portalToken: requirePortal, allowInsecureWebhookUrls }: MeRouteDeps): void {
+export function meRoutes(app: FastifyInstance, { partners, portalToken: requirePortal, allowInsecureWebhookUrls, wallet }: MeRouteDeps): void {
   const typed = app.withTypeProvider<ZodTypeProvider>();
+  // Read beside the partner; a wallet service that is down leaves the field out rather than failing the account view.
+  const thresholdOf = async (partnerId: string): Promise<{ lowBalanceThreshold?: number | null }> => {
+    if (!wallet) return {};
+    try {
+      const { threshold } = await wallet.getLowBalanceThreshold({ partnerId });
+      return { lowBalanceThreshold: threshold === undefined ? null : Number(threshold) };
+    } catch {
+      return {};
+    }
+  };
 
   typed.get(
     '/partner/me',
@@ -27,13 +51,14 @@ export function meRoutes(app: FastifyInstance, { partners, portalToken: requireP
         tags: ['Portal'],
         summary: 'Your account and API key metadata',
         security: portalSecurity,
-        response: { 200: partnerWithKeysView, ...problems(401, 404, 503) },
+        response: { 200: meWithKeysView, ...problems(401, 404, 503) },
       },
       onRequest: requirePortal,
     },
     async (request) => {
-      const detail = await partners.getPartner({ id: portalPartnerOf(request) });
-      return { ...toPartnerView(detail.partner!), apiKeys: detail.apiKeys.map(toApiKeyView) };
+      const partnerId = portalPartnerOf(request);
+      const [detail, threshold] = await Promise.all([partners.getPartner({ id: partnerId }), thresholdOf(partnerId)]);
+      return { ...toPartnerView(detail.partner!), apiKeys: detail.apiKeys.map(toApiKeyView), ...threshold };
     },
   );
 
@@ -42,21 +67,27 @@ export function meRoutes(app: FastifyInstance, { partners, portalToken: requireP
     {
       schema: {
         tags: ['Portal'],
-        summary: 'Set or clear your webhook URL',
+        summary: 'Set or clear your webhook URL and your low-balance threshold',
+        description: 'Each field sent is changed; one left out is kept. `webhookUrl` is your primary webhook endpoint (§9).',
         security: portalSecurity,
-        body: z.strictObject({ webhookUrl: webhookUrlSchema(allowInsecureWebhookUrls).nullable() }),
-        response: { 200: partnerView, ...problems(400, 401, 404, 413, 415, 503) },
+        body: z.strictObject({ webhookUrl: webhookUrlSchema(allowInsecureWebhookUrls).nullable().optional(), lowBalanceThreshold: lowBalanceThreshold.optional() }),
+        response: { 200: meView, ...problems(400, 401, 404, 413, 415, 503) },
       },
       onRequest: requirePortal,
     },
     async (request) => {
-      const { webhookUrl } = request.body;
-      const partner = await partners.updatePartner({
-        id: portalPartnerOf(request),
-        webhookUrl: webhookUrl ?? undefined,
-        clearWebhookUrl: webhookUrl === null,
-      });
-      return toPartnerView(partner);
+      const { webhookUrl, lowBalanceThreshold: threshold } = request.body;
+      const partnerId = portalPartnerOf(request);
+      let kept: { lowBalanceThreshold?: number | null } | undefined;
+      if (threshold !== undefined && wallet) {
+        const set = await wallet.setLowBalanceThreshold({ partnerId, threshold: threshold === null ? undefined : BigInt(threshold) });
+        kept = { lowBalanceThreshold: set.threshold === undefined ? null : Number(set.threshold) };
+      }
+      const partner =
+        webhookUrl === undefined
+          ? (await partners.getPartner({ id: partnerId })).partner!
+          : await partners.updatePartner({ id: partnerId, webhookUrl: webhookUrl ?? undefined, clearWebhookUrl: webhookUrl === null });
+      return { ...toPartnerView(partner), ...(kept ?? (await thresholdOf(partnerId))) };
     },
   );
 }

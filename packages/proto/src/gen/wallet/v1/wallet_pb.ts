@@ -12,7 +12,67 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file wallet/v1/wallet.proto.
  */
 export const file_wallet_v1_wallet: GenFile = /*@__PURE__*/
-  fileDesc("ChZ3YWxsZXQvdjEvd2FsbGV0LnByb3RvEgl3YWxsZXQudjEi1gEKC0xlZGdlckVudHJ5EgoKAmlkGAEgASgJEgwKBHR5cGUYAiABKAkSDgoGYW1vdW50GAMgASgDEhUKDWJhbGFuY2VfYWZ0ZXIYBCABKAMSFQoIb3JkZXJfaWQYBSABKAlIAIgBARIWCglyZWZlcmVuY2UYBiABKAlIAYgBARIYCgtkZXNjcmlwdGlvbhgHIAEoCUgCiAEBEhIKCmNyZWF0ZWRfYXQYCCABKAlCCwoJX29yZGVyX2lkQgwKCl9yZWZlcmVuY2VCDgoMX2Rlc2NyaXB0aW9uIlsKDlJlc2VydmVSZXF1ZXN0EhAKCG9yZGVyX2lkGAEgASgJEhIKCnBhcnRuZXJfaWQYAiABKAkSDgoGYW1vdW50GAMgASgDEhMKC2Rlc2NyaXB0aW9uGAQgASgJImEKD1Jlc2VydmVSZXNwb25zZRIlCgVlbnRyeRgBIAEoCzIWLndhbGxldC52MS5MZWRnZXJFbnRyeRIVCg1iYWxhbmNlX2FmdGVyGAIgASgDEhAKCHJlcGxheWVkGAMgASgIIikKFUdldFJlc2VydmF0aW9uUmVxdWVzdBIQCghvcmRlcl9pZBgBIAEoCSJmCgtSZXNlcnZhdGlvbhIQCghvcmRlcl9pZBgBIAEoCRISCgpwYXJ0bmVyX2lkGAIgASgJEg4KBmFtb3VudBgDIAEoAxINCgVzdGF0ZRgEIAEoCRISCgpjcmVhdGVkX2F0GAUgASgJIjwKEEdldFdhbGxldFJlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRIUCgxsZWRnZXJfbGltaXQYAiABKAUiZwoGV2FsbGV0EhIKCnBhcnRuZXJfaWQYASABKAkSDwoHYmFsYW5jZRgCIAEoAxIQCghjdXJyZW5jeRgDIAEoCRImCgZsZWRnZXIYBCADKAsyFi53YWxsZXQudjEuTGVkZ2VyRW50cnkiTQoRTGlzdExlZGdlclJlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRIkCgRwYWdlGAIgASgLMhYuY29tbW9uLnYxLlBhZ2VSZXF1ZXN0IkwKEkxpc3RMZWRnZXJSZXNwb25zZRInCgdlbnRyaWVzGAEgAygLMhYud2FsbGV0LnYxLkxlZGdlckVudHJ5Eg0KBXRvdGFsGAIgASgFIokBCgxUb3BVcFJlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRIOCgZhbW91bnQYAiABKAMSEQoJcmVmZXJlbmNlGAMgASgJEhEKBG5vdGUYBCABKAlIAIgBARImCgVhdWRpdBgFIAEoCzIXLmNvbW1vbi52MS5BdWRpdENvbnRleHRCBwoFX25vdGUiWAoNVG9wVXBSZXNwb25zZRIlCgVlbnRyeRgBIAEoCzIWLndhbGxldC52MS5MZWRnZXJFbnRyeRIPCgdiYWxhbmNlGAIgASgDEg8KB2NyZWF0ZWQYAyABKAgiawoNQWRqdXN0UmVxdWVzdBISCgpwYXJ0bmVyX2lkGAEgASgJEg4KBmFtb3VudBgCIAEoAxIOCgZyZWFzb24YAyABKAkSJgoFYXVkaXQYBCABKAsyFy5jb21tb24udjEuQXVkaXRDb250ZXh0IkgKDkFkanVzdFJlc3BvbnNlEiUKBWVudHJ5GAEgASgLMhYud2FsbGV0LnYxLkxlZGdlckVudHJ5Eg8KB2JhbGFuY2UYAiABKAMiSgoSUmVmdW5kT3JkZXJSZXF1ZXN0EhAKCG9yZGVyX2lkGAEgASgJEhIKCnBhcnRuZXJfaWQYAiABKAkSDgoGcmVhc29uGAMgASgJImUKE1JlZnVuZE9yZGVyUmVzcG9uc2USJQoFZW50cnkYASABKAsyFi53YWxsZXQudjEuTGVkZ2VyRW50cnkSFQoNYmFsYW5jZV9hZnRlchgCIAEoAxIQCghyZXBsYXllZBgDIAEoCDLuAwoNV2FsbGV0U2VydmljZRJACgdSZXNlcnZlEhkud2FsbGV0LnYxLlJlc2VydmVSZXF1ZXN0Ghoud2FsbGV0LnYxLlJlc2VydmVSZXNwb25zZRJKCg5HZXRSZXNlcnZhdGlvbhIgLndhbGxldC52MS5HZXRSZXNlcnZhdGlvblJlcXVlc3QaFi53YWxsZXQudjEuUmVzZXJ2YXRpb24SOwoJR2V0V2FsbGV0Ehsud2FsbGV0LnYxLkdldFdhbGxldFJlcXVlc3QaES53YWxsZXQudjEuV2FsbGV0EkkKCkxpc3RMZWRnZXISHC53YWxsZXQudjEuTGlzdExlZGdlclJlcXVlc3QaHS53YWxsZXQudjEuTGlzdExlZGdlclJlc3BvbnNlEjoKBVRvcFVwEhcud2FsbGV0LnYxLlRvcFVwUmVxdWVzdBoYLndhbGxldC52MS5Ub3BVcFJlc3BvbnNlEj0KBkFkanVzdBIYLndhbGxldC52MS5BZGp1c3RSZXF1ZXN0Ghkud2FsbGV0LnYxLkFkanVzdFJlc3BvbnNlEkwKC1JlZnVuZE9yZGVyEh0ud2FsbGV0LnYxLlJlZnVuZE9yZGVyUmVxdWVzdBoeLndhbGxldC52MS5SZWZ1bmRPcmRlclJlc3BvbnNlYgZwcm90bzM", [file_common_v1_common]);
+  fileDesc("ChZ3YWxsZXQvdjEvd2FsbGV0LnByb3RvEgl3YWxsZXQudjEiWQodU2V0TG93QmFsYW5jZVRocmVzaG9sZFJlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRIWCgl0aHJlc2hvbGQYAiABKANIAIgBAUIMCgpfdGhyZXNob2xkIjMKHUdldExvd0JhbGFuY2VUaHJlc2hvbGRSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkiOwoTTG93QmFsYW5jZVRocmVzaG9sZBIWCgl0aHJlc2hvbGQYASABKANIAIgBAUIMCgpfdGhyZXNob2xkItYBCgtMZWRnZXJFbnRyeRIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgJEg4KBmFtb3VudBgDIAEoAxIVCg1iYWxhbmNlX2FmdGVyGAQgASgDEhUKCG9yZGVyX2lkGAUgASgJSACIAQESFgoJcmVmZXJlbmNlGAYgASgJSAGIAQESGAoLZGVzY3JpcHRpb24YByABKAlIAogBARISCgpjcmVhdGVkX2F0GAggASgJQgsKCV9vcmRlcl9pZEIMCgpfcmVmZXJlbmNlQg4KDF9kZXNjcmlwdGlvbiJbCg5SZXNlcnZlUmVxdWVzdBIQCghvcmRlcl9pZBgBIAEoCRISCgpwYXJ0bmVyX2lkGAIgASgJEg4KBmFtb3VudBgDIAEoAxITCgtkZXNjcmlwdGlvbhgEIAEoCSJhCg9SZXNlcnZlUmVzcG9uc2USJQoFZW50cnkYASABKAsyFi53YWxsZXQudjEuTGVkZ2VyRW50cnkSFQoNYmFsYW5jZV9hZnRlchgCIAEoAxIQCghyZXBsYXllZBgDIAEoCCIpChVHZXRSZXNlcnZhdGlvblJlcXVlc3QSEAoIb3JkZXJfaWQYASABKAkiZgoLUmVzZXJ2YXRpb24SEAoIb3JkZXJfaWQYASABKAkSEgoKcGFydG5lcl9pZBgCIAEoCRIOCgZhbW91bnQYAyABKAMSDQoFc3RhdGUYBCABKAkSEgoKY3JlYXRlZF9hdBgFIAEoCSI8ChBHZXRXYWxsZXRSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSFAoMbGVkZ2VyX2xpbWl0GAIgASgFImcKBldhbGxldBISCgpwYXJ0bmVyX2lkGAEgASgJEg8KB2JhbGFuY2UYAiABKAMSEAoIY3VycmVuY3kYAyABKAkSJgoGbGVkZ2VyGAQgAygLMhYud2FsbGV0LnYxLkxlZGdlckVudHJ5Ik0KEUxpc3RMZWRnZXJSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSJAoEcGFnZRgCIAEoCzIWLmNvbW1vbi52MS5QYWdlUmVxdWVzdCJMChJMaXN0TGVkZ2VyUmVzcG9uc2USJwoHZW50cmllcxgBIAMoCzIWLndhbGxldC52MS5MZWRnZXJFbnRyeRINCgV0b3RhbBgCIAEoBSKJAQoMVG9wVXBSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSDgoGYW1vdW50GAIgASgDEhEKCXJlZmVyZW5jZRgDIAEoCRIRCgRub3RlGAQgASgJSACIAQESJgoFYXVkaXQYBSABKAsyFy5jb21tb24udjEuQXVkaXRDb250ZXh0QgcKBV9ub3RlIlgKDVRvcFVwUmVzcG9uc2USJQoFZW50cnkYASABKAsyFi53YWxsZXQudjEuTGVkZ2VyRW50cnkSDwoHYmFsYW5jZRgCIAEoAxIPCgdjcmVhdGVkGAMgASgIImsKDUFkanVzdFJlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRIOCgZhbW91bnQYAiABKAMSDgoGcmVhc29uGAMgASgJEiYKBWF1ZGl0GAQgASgLMhcuY29tbW9uLnYxLkF1ZGl0Q29udGV4dCJICg5BZGp1c3RSZXNwb25zZRIlCgVlbnRyeRgBIAEoCzIWLndhbGxldC52MS5MZWRnZXJFbnRyeRIPCgdiYWxhbmNlGAIgASgDIkoKElJlZnVuZE9yZGVyUmVxdWVzdBIQCghvcmRlcl9pZBgBIAEoCRISCgpwYXJ0bmVyX2lkGAIgASgJEg4KBnJlYXNvbhgDIAEoCSJlChNSZWZ1bmRPcmRlclJlc3BvbnNlEiUKBWVudHJ5GAEgASgLMhYud2FsbGV0LnYxLkxlZGdlckVudHJ5EhUKDWJhbGFuY2VfYWZ0ZXIYAiABKAMSEAoIcmVwbGF5ZWQYAyABKAgytgUKDVdhbGxldFNlcnZpY2USQAoHUmVzZXJ2ZRIZLndhbGxldC52MS5SZXNlcnZlUmVxdWVzdBoaLndhbGxldC52MS5SZXNlcnZlUmVzcG9uc2USSgoOR2V0UmVzZXJ2YXRpb24SIC53YWxsZXQudjEuR2V0UmVzZXJ2YXRpb25SZXF1ZXN0GhYud2FsbGV0LnYxLlJlc2VydmF0aW9uEjsKCUdldFdhbGxldBIbLndhbGxldC52MS5HZXRXYWxsZXRSZXF1ZXN0GhEud2FsbGV0LnYxLldhbGxldBJJCgpMaXN0TGVkZ2VyEhwud2FsbGV0LnYxLkxpc3RMZWRnZXJSZXF1ZXN0Gh0ud2FsbGV0LnYxLkxpc3RMZWRnZXJSZXNwb25zZRI6CgVUb3BVcBIXLndhbGxldC52MS5Ub3BVcFJlcXVlc3QaGC53YWxsZXQudjEuVG9wVXBSZXNwb25zZRI9CgZBZGp1c3QSGC53YWxsZXQudjEuQWRqdXN0UmVxdWVzdBoZLndhbGxldC52MS5BZGp1c3RSZXNwb25zZRJMCgtSZWZ1bmRPcmRlchIdLndhbGxldC52MS5SZWZ1bmRPcmRlclJlcXVlc3QaHi53YWxsZXQudjEuUmVmdW5kT3JkZXJSZXNwb25zZRJiChZTZXRMb3dCYWxhbmNlVGhyZXNob2xkEigud2FsbGV0LnYxLlNldExvd0JhbGFuY2VUaHJlc2hvbGRSZXF1ZXN0Gh4ud2FsbGV0LnYxLkxvd0JhbGFuY2VUaHJlc2hvbGQSYgoWR2V0TG93QmFsYW5jZVRocmVzaG9sZBIoLndhbGxldC52MS5HZXRMb3dCYWxhbmNlVGhyZXNob2xkUmVxdWVzdBoeLndhbGxldC52MS5Mb3dCYWxhbmNlVGhyZXNob2xkYgZwcm90bzM", [file_common_v1_common]);
+
+/**
+ * @generated from message wallet.v1.SetLowBalanceThresholdRequest
+ */
+export type SetLowBalanceThresholdRequest = Message<"wallet.v1.SetLowBalanceThresholdRequest"> & {
+  /**
+   * @generated from field: string partner_id = 1;
+   */
+  partnerId: string;
+
+  /**
+   * Minor units, >= 0; absent: no threshold.
+   *
+   * @generated from field: optional int64 threshold = 2;
+   */
+  threshold?: bigint | undefined;
+};
+
+/**
+ * Describes the message wallet.v1.SetLowBalanceThresholdRequest.
+ * Use `create(SetLowBalanceThresholdRequestSchema)` to create a new message.
+ */
+export const SetLowBalanceThresholdRequestSchema: GenMessage<SetLowBalanceThresholdRequest> = /*@__PURE__*/
+  messageDesc(file_wallet_v1_wallet, 0);
+
+/**
+ * @generated from message wallet.v1.GetLowBalanceThresholdRequest
+ */
+export type GetLowBalanceThresholdRequest = Message<"wallet.v1.GetLowBalanceThresholdRequest"> & {
+  /**
+   * @generated from field: string partner_id = 1;
+   */
+  partnerId: string;
+};
+
+/**
+ * Describes the message wallet.v1.GetLowBalanceThresholdRequest.
+ * Use `create(GetLowBalanceThresholdRequestSchema)` to create a new message.
+ */
+export const GetLowBalanceThresholdRequestSchema: GenMessage<GetLowBalanceThresholdRequest> = /*@__PURE__*/
+  messageDesc(file_wallet_v1_wallet, 1);
+
+/**
+ * @generated from message wallet.v1.LowBalanceThreshold
+ */
+export type LowBalanceThreshold = Message<"wallet.v1.LowBalanceThreshold"> & {
+  /**
+   * Absent: none set.
+   *
+   * @generated from field: optional int64 threshold = 1;
+   */
+  threshold?: bigint | undefined;
+};
+
+/**
+ * Describes the message wallet.v1.LowBalanceThreshold.
+ * Use `create(LowBalanceThresholdSchema)` to create a new message.
+ */
+export const LowBalanceThresholdSchema: GenMessage<LowBalanceThreshold> = /*@__PURE__*/
+  messageDesc(file_wallet_v1_wallet, 2);
 
 /**
  * @generated from message wallet.v1.LedgerEntry
@@ -68,7 +128,7 @@ export type LedgerEntry = Message<"wallet.v1.LedgerEntry"> & {
  * Use `create(LedgerEntrySchema)` to create a new message.
  */
 export const LedgerEntrySchema: GenMessage<LedgerEntry> = /*@__PURE__*/
-  messageDesc(file_wallet_v1_wallet, 0);
+  messageDesc(file_wallet_v1_wallet, 3);
 
 /**
  * @generated from message wallet.v1.ReserveRequest
@@ -102,7 +162,7 @@ export type ReserveRequest = Message<"wallet.v1.ReserveRequest"> & {
  * Use `create(ReserveRequestSchema)` to create a new message.
  */
 export const ReserveRequestSchema: GenMessage<ReserveRequest> = /*@__PURE__*/
-  messageDesc(file_wallet_v1_wallet, 1);
+  messageDesc(file_wallet_v1_wallet, 4);
 
 /**
  * @generated from message wallet.v1.ReserveResponse
@@ -133,7 +193,7 @@ export type ReserveResponse = Message<"wallet.v1.ReserveResponse"> & {
  * Use `create(ReserveResponseSchema)` to create a new message.
  */
 export const ReserveResponseSchema: GenMessage<ReserveResponse> = /*@__PURE__*/
-  messageDesc(file_wallet_v1_wallet, 2);
+  messageDesc(file_wallet_v1_wallet, 5);
 
 /**
  * @generated from message wallet.v1.GetReservationRequest
@@ -150,7 +210,7 @@ export type GetReservationRequest = Message<"wallet.v1.GetReservationRequest"> &
  * Use `create(GetReservationRequestSchema)` to create a new message.
  */
 export const GetReservationRequestSchema: GenMessage<GetReservationRequest> = /*@__PURE__*/
-  messageDesc(file_wallet_v1_wallet, 3);
+  messageDesc(file_wallet_v1_wallet, 6);
 
 /**
  * @generated from message wallet.v1.Reservation
@@ -189,7 +249,7 @@ export type Reservation = Message<"wallet.v1.Reservation"> & {
  * Use `create(ReservationSchema)` to create a new message.
  */
 export const ReservationSchema: GenMessage<Reservation> = /*@__PURE__*/
-  messageDesc(file_wallet_v1_wallet, 4);
+  messageDesc(file_wallet_v1_wallet, 7);
 
 /**
  * @generated from message wallet.v1.GetWalletRequest
@@ -213,7 +273,7 @@ export type GetWalletRequest = Message<"wallet.v1.GetWalletRequest"> & {
  * Use `create(GetWalletRequestSchema)` to create a new message.
  */
 export const GetWalletRequestSchema: GenMessage<GetWalletRequest> = /*@__PURE__*/
-  messageDesc(file_wallet_v1_wallet, 5);
+  messageDesc(file_wallet_v1_wallet, 8);
 
 /**
  * @generated from message wallet.v1.Wallet
@@ -245,7 +305,7 @@ export type Wallet = Message<"wallet.v1.Wallet"> & {
  * Use `create(WalletSchema)` to create a new message.
  */
 export const WalletSchema: GenMessage<Wallet> = /*@__PURE__*/
-  messageDesc(file_wallet_v1_wallet, 6);
+  messageDesc(file_wallet_v1_wallet, 9);
 
 /**
  * @generated from message wallet.v1.ListLedgerRequest
@@ -267,7 +327,7 @@ export type ListLedgerRequest = Message<"wallet.v1.ListLedgerRequest"> & {
  * Use `create(ListLedgerRequestSchema)` to create a new message.
  */
 export const ListLedgerRequestSchema: GenMessage<ListLedgerRequest> = /*@__PURE__*/
-  messageDesc(file_wallet_v1_wallet, 7);
+  messageDesc(file_wallet_v1_wallet, 10);
 
 /**
  * @generated from message wallet.v1.ListLedgerResponse
@@ -289,7 +349,7 @@ export type ListLedgerResponse = Message<"wallet.v1.ListLedgerResponse"> & {
  * Use `create(ListLedgerResponseSchema)` to create a new message.
  */
 export const ListLedgerResponseSchema: GenMessage<ListLedgerResponse> = /*@__PURE__*/
-  messageDesc(file_wallet_v1_wallet, 8);
+  messageDesc(file_wallet_v1_wallet, 11);
 
 /**
  * @generated from message wallet.v1.TopUpRequest
@@ -328,7 +388,7 @@ export type TopUpRequest = Message<"wallet.v1.TopUpRequest"> & {
  * Use `create(TopUpRequestSchema)` to create a new message.
  */
 export const TopUpRequestSchema: GenMessage<TopUpRequest> = /*@__PURE__*/
-  messageDesc(file_wallet_v1_wallet, 9);
+  messageDesc(file_wallet_v1_wallet, 12);
 
 /**
  * @generated from message wallet.v1.TopUpResponse
@@ -357,7 +417,7 @@ export type TopUpResponse = Message<"wallet.v1.TopUpResponse"> & {
  * Use `create(TopUpResponseSchema)` to create a new message.
  */
 export const TopUpResponseSchema: GenMessage<TopUpResponse> = /*@__PURE__*/
-  messageDesc(file_wallet_v1_wallet, 10);
+  messageDesc(file_wallet_v1_wallet, 13);
 
 /**
  * @generated from message wallet.v1.AdjustRequest
@@ -391,7 +451,7 @@ export type AdjustRequest = Message<"wallet.v1.AdjustRequest"> & {
  * Use `create(AdjustRequestSchema)` to create a new message.
  */
 export const AdjustRequestSchema: GenMessage<AdjustRequest> = /*@__PURE__*/
-  messageDesc(file_wallet_v1_wallet, 11);
+  messageDesc(file_wallet_v1_wallet, 14);
 
 /**
  * @generated from message wallet.v1.AdjustResponse
@@ -413,7 +473,7 @@ export type AdjustResponse = Message<"wallet.v1.AdjustResponse"> & {
  * Use `create(AdjustResponseSchema)` to create a new message.
  */
 export const AdjustResponseSchema: GenMessage<AdjustResponse> = /*@__PURE__*/
-  messageDesc(file_wallet_v1_wallet, 12);
+  messageDesc(file_wallet_v1_wallet, 15);
 
 /**
  * @generated from message wallet.v1.RefundOrderRequest
@@ -442,7 +502,7 @@ export type RefundOrderRequest = Message<"wallet.v1.RefundOrderRequest"> & {
  * Use `create(RefundOrderRequestSchema)` to create a new message.
  */
 export const RefundOrderRequestSchema: GenMessage<RefundOrderRequest> = /*@__PURE__*/
-  messageDesc(file_wallet_v1_wallet, 13);
+  messageDesc(file_wallet_v1_wallet, 16);
 
 /**
  * @generated from message wallet.v1.RefundOrderResponse
@@ -473,7 +533,7 @@ export type RefundOrderResponse = Message<"wallet.v1.RefundOrderResponse"> & {
  * Use `create(RefundOrderResponseSchema)` to create a new message.
  */
 export const RefundOrderResponseSchema: GenMessage<RefundOrderResponse> = /*@__PURE__*/
-  messageDesc(file_wallet_v1_wallet, 14);
+  messageDesc(file_wallet_v1_wallet, 17);
 
 /**
  * Prepaid wallets: balances, the immutable ledger and per-order reservations.
@@ -555,6 +615,26 @@ export const WalletService: GenService<{
     methodKind: "unary";
     input: typeof RefundOrderRequestSchema;
     output: typeof RefundOrderResponseSchema;
+  },
+  /**
+   * The partner's lowBalanceThreshold (§9): a debit that takes the balance
+   * below it emits one wallet.balance_low, again only after a credit lifts
+   * the balance back to it. Absent threshold clears it.
+   *
+   * @generated from rpc wallet.v1.WalletService.SetLowBalanceThreshold
+   */
+  setLowBalanceThreshold: {
+    methodKind: "unary";
+    input: typeof SetLowBalanceThresholdRequestSchema;
+    output: typeof LowBalanceThresholdSchema;
+  },
+  /**
+   * @generated from rpc wallet.v1.WalletService.GetLowBalanceThreshold
+   */
+  getLowBalanceThreshold: {
+    methodKind: "unary";
+    input: typeof GetLowBalanceThresholdRequestSchema;
+    output: typeof LowBalanceThresholdSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_wallet_v1_wallet, 0);
