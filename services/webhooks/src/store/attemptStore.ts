@@ -5,33 +5,43 @@ import { eventOf, type EventRow } from './rows.js';
 
 /**
  * Due deliveries a worker may start now. A delivery is skipped while an
- * earlier event of the same order is still pending to the same endpoint (payment.paid goes out
- * before provision.*), and each partner gets at most its free slots: the
- * per-partner limit minus its deliveries leased by any replica. Rows are
- * locked with SKIP LOCKED, so a row an operator is retrying at that moment
- * is passed over rather than waited for.
+ * earlier event of the same order is still pending to the same endpoint
+ * (payment.paid goes out before provision.*), and each partner gets at most
+ * its free slots: the per-partner limit minus its deliveries leased by any
+ * replica. Rows are locked with SKIP LOCKED, so a row an operator is
+ * retrying at that moment is passed over rather than waited for.
+ *
+ * Cost (#28, docs/benchmarks.md): every read goes through a partial index
+ * of pending deliveries, never through finished ones. The partners with
+ * anything pending are found by a skip scan (one probe each), each
+ * partner's due rows in claim order from deliveries_claimable, and the
+ * ordering check in deliveries_pending_order (the delivery carries its
+ * event's order and time), so a claim's reads do not grow with history.
  */
 const dueSql = `
-WITH due_partners AS (
-  SELECT DISTINCT partner_id FROM webhooks.deliveries
-  WHERE status = 'pending' AND next_attempt_at <= now() AND (locked_until IS NULL OR locked_until <= now())
+WITH RECURSIVE pending_partners AS (
+  (SELECT partner_id FROM webhooks.deliveries WHERE status = 'pending' ORDER BY partner_id LIMIT 1)
+  UNION ALL
+  SELECT (SELECT d.partner_id FROM webhooks.deliveries d WHERE d.status = 'pending' AND d.partner_id > p.partner_id ORDER BY d.partner_id LIMIT 1)
+  FROM pending_partners p WHERE p.partner_id IS NOT NULL
 ),
 quota AS (
   SELECT p.partner_id, $1::int - (
     SELECT count(*)::int FROM webhooks.deliveries l
-    WHERE l.partner_id = p.partner_id AND l.status = 'pending' AND l.locked_until > now()
+    WHERE l.partner_id = p.partner_id AND l.status = 'pending' AND l.locked_until IS NOT NULL AND l.locked_until > now()
   ) AS free
-  FROM due_partners p
+  FROM pending_partners p WHERE p.partner_id IS NOT NULL
 )
 SELECT c.id FROM quota q
 CROSS JOIN LATERAL (
-  SELECT d.id, d.next_attempt_at FROM webhooks.deliveries d JOIN webhooks.events e ON e.id = d.event_id
+  SELECT d.id, d.next_attempt_at FROM webhooks.deliveries d
   WHERE d.partner_id = q.partner_id AND d.status = 'pending' AND d.next_attempt_at <= now()
     AND (d.locked_until IS NULL OR d.locked_until <= now())
     AND NOT EXISTS (
-      SELECT 1 FROM webhooks.events e2 JOIN webhooks.deliveries d2 ON d2.event_id = e2.id
-      WHERE e.order_id IS NOT NULL AND e2.partner_id = e.partner_id AND e2.order_id = e.order_id
-        AND d2.endpoint_id = d.endpoint_id AND d2.status = 'pending' AND (e2.created_at, e2.id) < (e.created_at, e.id)
+      SELECT 1 FROM webhooks.deliveries d2
+      WHERE d.order_id IS NOT NULL AND d2.status = 'pending' AND d2.order_id IS NOT NULL
+        AND d2.endpoint_id = d.endpoint_id AND d2.order_id = d.order_id
+        AND (d2.event_created_at, d2.event_id) < (d.event_created_at, d.event_id)
     )
   ORDER BY d.next_attempt_at, d.id
   LIMIT greatest(q.free, 0)
@@ -94,7 +104,7 @@ export async function recordAttemptResult(db: Queryable, claimed: Pick<ClaimedAt
 /**
  * Milliseconds until the soonest pending delivery may be claimed (its next
  * attempt, or its lease running out): 0 when one is claimable now, undefined
- * when none is pending. The partial index deliveries_due serves it.
+ * when none is pending. The partial index deliveries_claimable serves it.
  */
 export async function msUntilNextDue(db: Queryable): Promise<number | undefined> {
   // NULL when nothing is pending (GREATEST would turn that NULL into 0: clamped here instead).

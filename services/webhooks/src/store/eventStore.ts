@@ -12,7 +12,7 @@ export const deliveriesDueChannel = 'webhooks_deliveries_due';
  */
 export async function insertEventWithDeliveries(db: Queryable, event: PartnerEvent, endpointIds: readonly string[]): Promise<string[]> {
   await insertEvent(db, event);
-  return insertDeliveries(db, event.id, event.partnerId, endpointIds.map((endpointId) => ({ endpointId, offsetUs: 0 })));
+  return insertDeliveries(db, event, endpointIds);
 }
 
 export async function insertEvent(db: Queryable, event: PartnerEvent): Promise<void> {
@@ -22,19 +22,19 @@ export async function insertEvent(db: Queryable, event: PartnerEvent): Promise<v
   );
 }
 
-/** Deliveries of one event, due now (plus `offsetUs` microseconds, which orders a batch); the NOTIFY wakes every replica's worker at commit. */
-async function insertDeliveries(db: Queryable, eventId: string, partnerId: string, targets: Array<{ endpointId: string; offsetUs: number }>): Promise<string[]> {
-  if (targets.length === 0) return [];
-  const ids = targets.map(() => newId('dlv'));
+/** Deliveries of one event, due now, carrying its order and time for the claim's ordering check; the NOTIFY wakes every replica's worker at commit. */
+async function insertDeliveries(db: Queryable, event: PartnerEvent, endpointIds: readonly string[]): Promise<string[]> {
+  if (endpointIds.length === 0) return [];
+  const ids = endpointIds.map(() => newId('dlv'));
   await db.query(
     `WITH inserted AS (
-       INSERT INTO webhooks.deliveries (id, event_id, partner_id, endpoint_id, status, next_attempt_at)
-       SELECT t.id, $2, $3, t.endpoint_id, 'pending', now() + t.offset_us * interval '1 microsecond'
-       FROM unnest($1::text[], $4::text[], $5::int[]) AS t (id, endpoint_id, offset_us)
+       INSERT INTO webhooks.deliveries (id, event_id, partner_id, endpoint_id, order_id, event_created_at, status, next_attempt_at)
+       SELECT t.id, $2, $3, t.endpoint_id, $5, $6, 'pending', now()
+       FROM unnest($1::text[], $4::text[]) AS t (id, endpoint_id)
        RETURNING 1
      )
-     SELECT pg_notify($6, '') FROM (SELECT 1 FROM inserted LIMIT 1) i`,
-    [ids, eventId, partnerId, targets.map((t) => t.endpointId), targets.map((t) => t.offsetUs), deliveriesDueChannel],
+     SELECT pg_notify($7, '') FROM (SELECT 1 FROM inserted LIMIT 1) i`,
+    [ids, event.id, event.partnerId, endpointIds, event.orderId, event.createdAt, deliveriesDueChannel],
   );
   return ids;
 }
