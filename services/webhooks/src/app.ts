@@ -6,8 +6,10 @@ import { defineService, grpcBinding } from '@esim/service';
 import { readConfig } from './config.js';
 import { endpointCache } from './delivery/endpointCache.js';
 import { startEndpointChanges } from './delivery/endpointChanges.js';
+import { startRetention } from './delivery/retention.js';
 import { startDeliveryWorker } from './delivery/worker.js';
 import { attemptDelivery, type AttemptDeps } from './domain/attemptDelivery.js';
+import { eventRetentionMs } from './domain/endpoint.js';
 import { recordEvent } from './domain/recordEvent.js';
 import { userAgent } from './domain/signing.js';
 import type { PartnersPort } from './domain/partnersPort.js';
@@ -85,6 +87,7 @@ export const webhooksService = defineService({
         attempt: (claimed) => attemptDelivery(deps, claimed),
       }),
     );
+    own('event retention', startRetention({ pool, logger, retentionMs: eventRetentionMs, everyMs: 3_600_000 }));
     own('partners client', { stop: () => partners.close() });
     return {
       grpc: [grpcBinding(webhooksV1.WebhooksService, webhooksHandlers({ pool, platformName: config.PLATFORM_NAME, endpoints: { pool, dataKey, partners: partnersPort } }))],

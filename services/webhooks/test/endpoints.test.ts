@@ -255,8 +255,35 @@ describe('auto-disable, recover and test', () => {
     expect(typesOn(b.path)).toEqual(['webhook.test']);
     // Nothing else is on its way: a later event reaches a and the primary, and the test never did.
     await env.publish(paid(partner.id));
-    expect(await eventually(() => env.receiver.on(a.path).length === 1, 10_000)).toBe(true);
+    expect(await eventually(() => env.receiver.on(a.path).length === 1 && env.receiver.on(partner.path).length === 1, 10_000)).toBe(true);
     expect(typesOn(a.path)).toEqual(['payment.paid']);
     expect(typesOn(partner.path)).toEqual(['payment.paid']);
+  });
+});
+
+describe('event retention', () => {
+  it('when events are older than 30 days, then the retention job deletes them with their deliveries, except one with a delivery still pending', async () => {
+    const { deleteExpiredEvents } = await import('../src/store/retentionStore.js');
+    const { default: pg } = await import('pg');
+    const db = new pg.Client({ connectionString: env.databaseUrl });
+    await db.connect();
+    try {
+      const insert = async (id: string, ageDays: number, status: string) => {
+        await db.query(`INSERT INTO webhooks.events (id, partner_id, type, order_id, payload, created_at) VALUES ($1, 'ptn_old', 'webhook.test', NULL, '{}', now() - $2 * interval '1 day')`, [id, ageDays]);
+        await db.query(
+          `INSERT INTO webhooks.deliveries (id, event_id, partner_id, endpoint_id, status, next_attempt_at) VALUES ($1, $2, 'ptn_old', 'whe_old', $3, CASE WHEN $3 = 'pending' THEN now() + interval '1 hour' END)`,
+          [id.replace('evt_', 'dlv_'), id, status],
+        );
+      };
+      await insert('evt_old_done', 31, 'failed');
+      await insert('evt_old_busy', 31, 'pending');
+      await insert('evt_recent', 29, 'succeeded');
+      expect(await deleteExpiredEvents(db, 30 * 86_400_000, 100)).toBe(1);
+      const left = await db.query<{ id: string }>(`SELECT id FROM webhooks.events WHERE partner_id = 'ptn_old' ORDER BY id`);
+      expect(left.rows.map((row) => row.id)).toEqual(['evt_old_busy', 'evt_recent']);
+      expect((await db.query(`SELECT 1 FROM webhooks.deliveries WHERE event_id = 'evt_old_done'`)).rowCount).toBe(0);
+    } finally {
+      await db.end();
+    }
   });
 });
