@@ -137,7 +137,7 @@ describe('webhooks a partner receives', () => {
     expect(JSON.stringify(spans)).not.toContain(partner.webhookSecret.slice(6));
   });
 
-  it('when the webhook secret is rotated, then the next webhook verifies with the new secret and not the old one', async () => {
+  it('when the webhook secret is rotated, then the next webhook verifies with the new secret, and with the old one only through the overlap headers', async () => {
     const partner = await partnerWithEndpoint();
     expect((await admin(`/partners/${partner.id}/webhook-secret/rotate`, { method: 'POST' })).status).toBe(200);
     const [mail] = await waitForMail(partner.email, 'Your webhook signing secret was rotated');
@@ -147,6 +147,23 @@ describe('webhooks a partner receives', () => {
     expect(request!.headers['webhook-id']).toBe(eventId);
     expect(verifies(request!, rotated)).toBe(true);
     expect(verifies(request!, partner.webhookSecret)).toBe(false);
+    // The default 24 h overlap (§9): the old secret still signs beside the new one.
+    expect(String(request!.headers['webhook-signature'])).toMatch(/^v1,\S+ v1,\S+$/);
+    expect(() => new Webhook(partner.webhookSecret).verify(request!.body, request!.headers as Record<string, string>)).not.toThrow();
+    expect(request!.headers['x-service-signature-previous']).toBe(createHmac('sha256', partner.webhookSecret).update(request!.body).digest('hex'));
+  });
+
+  it('when the operator rotates with overlapHours 0, then the old secret stops at once; outside 0–72 is a 400 naming overlapHours', async () => {
+    const partner = await partnerWithEndpoint();
+    expectInvalidField(await admin(`/partners/${partner.id}/webhook-secret/rotate`, { body: { overlapHours: 73 } }), 'overlapHours');
+    expect((await admin(`/partners/${partner.id}/webhook-secret/rotate`, { body: { overlapHours: 0 } })).status).toBe(200);
+    const [mail] = await waitForMail(partner.email, 'Your webhook signing secret was rotated');
+    const rotated = webhookSecretPattern.exec(mail!.text)![1]!;
+    await sendTest(partner.token);
+    const [request] = await arrived(partner.path, 'webhook.test');
+    expect(verifies(request!, rotated)).toBe(true);
+    expect(String(request!.headers['webhook-signature'])).toMatch(/^v1,\S+$/);
+    expect(request!.headers['x-service-signature-previous']).toBeUndefined();
   });
 });
 
@@ -165,7 +182,8 @@ describe('the portal: delivery log and test event', () => {
     expect(log.status).toBe(200);
     expect(log.body.pagination).toMatchObject({ page: 1, limit: 20 });
     const delivery = log.body.data.find((d: { eventId: string }) => d.eventId === eventId);
-    expect(Object.keys(delivery).sort()).toEqual(['attempts', 'createdAt', 'deliveredAt', 'eventId', 'eventType', 'id', 'lastError', 'lastStatusCode', 'nextAttemptAt', 'status', 'updatedAt']);
+    expect(Object.keys(delivery).sort()).toEqual(['attempts', 'createdAt', 'deliveredAt', 'endpointId', 'eventId', 'eventType', 'id', 'lastError', 'lastStatusCode', 'nextAttemptAt', 'status', 'updatedAt']);
+    expect(delivery.endpointId).toMatch(/^whe_[0-9a-z]{26}$/);
     expect(delivery).toMatchObject({ id: expect.stringMatching(/^dlv_/), eventType: 'webhook.test', status: 'succeeded', attempts: 1, lastStatusCode: 204, lastError: null, nextAttemptAt: null });
     const failed = await api('/partner/me/webhook-deliveries?status=failed', withToken(partner.token));
     expect(failed.body.data).toEqual([]);

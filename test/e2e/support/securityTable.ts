@@ -53,6 +53,7 @@ export const portalRoutes: PortalRoute[] = [
   { method: 'GET', path: '/partner/me/wallet/ledger' },
   { method: 'GET', path: '/partner/me/orders' },
   { method: 'GET', path: '/partner/me/esims' },
+  { method: 'GET', path: '/partner/me/webhook-endpoints' },
 ];
 
 export const allScopes: Scope[] = ['catalog:read', 'orders:write', 'orders:read', 'wallet:read'];

@@ -180,14 +180,16 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Set or clear your webhook URL
-         * @description **curl**
+         * Set or clear your webhook URL and your low-balance threshold
+         * @description Each field sent is changed; one left out is kept. `webhookUrl` is your primary webhook endpoint (§9).
+         *
+         *     **curl**
          *
          *     ```sh
          *     curl -X PATCH "$ESIM_URL/api/v1/partner/me" \
          *       -H "Authorization: Bearer $PORTAL_TOKEN" \
          *       -H 'Content-Type: application/json' \
-         *       -d '{"webhookUrl":"https://reseller.example/webhooks/esim"}'
+         *       -d '{"webhookUrl":"https://reseller.example/webhooks/esim","lowBalanceThreshold":1500}'
          *     ```
          *
          *     **@esim/sdk**
@@ -197,7 +199,8 @@ export interface paths {
          *
          *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
          *     const { data, error } = await esim.raw.PATCH('/api/v1/partner/me', { body: {
-         *       webhookUrl: "https://reseller.example/webhooks/esim"
+         *       webhookUrl: "https://reseller.example/webhooks/esim",
+         *       lowBalanceThreshold: 1500
          *     } });
          *     ```
          */
@@ -1261,12 +1264,28 @@ export interface components {
             tier: "standard" | "premium" | "enterprise";
             webhookUrl: string | null;
         };
-        PartnerWithKeys: {
+        PartnerMe: {
+            company: string;
+            createdAt: string;
+            email: string;
+            id: string;
+            /** @description Minor units: when a debit takes your wallet below it, one `wallet.balance_low` webhook (again only after a credit lifts it back); null for none */
+            lowBalanceThreshold?: number | null;
+            name: string;
+            /** @enum {string} */
+            status: "pending" | "approved" | "rejected" | "suspended";
+            /** @enum {string} */
+            tier: "standard" | "premium" | "enterprise";
+            webhookUrl: string | null;
+        };
+        PartnerMeWithKeys: {
             apiKeys: components["schemas"]["ApiKey"][];
             company: string;
             createdAt: string;
             email: string;
             id: string;
+            /** @description Minor units: when a debit takes your wallet below it, one `wallet.balance_low` webhook (again only after a credit lifts it back); null for none */
+            lowBalanceThreshold?: number | null;
             name: string;
             /** @enum {string} */
             status: "pending" | "approved" | "rejected" | "suspended";
@@ -2186,10 +2205,11 @@ export interface operations {
                      *           "lastUsedAt": "2026-11-24T09:30:00.000Z",
                      *           "revokedAt": "2026-11-24T09:30:00.000Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "lowBalanceThreshold": 1500
                      *     }
                      */
-                    "application/json": components["schemas"]["PartnerWithKeys"];
+                    "application/json": components["schemas"]["PartnerMeWithKeys"];
                 };
             };
             /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
@@ -2287,11 +2307,14 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "webhookUrl": "https://reseller.example/webhooks/esim"
+                 *       "webhookUrl": "https://reseller.example/webhooks/esim",
+                 *       "lowBalanceThreshold": 1500
                  *     }
                  */
                 "application/json": {
-                    webhookUrl: string | null;
+                    /** @description Minor units: when a debit takes your wallet below it, one `wallet.balance_low` webhook (again only after a credit lifts it back); null for none */
+                    lowBalanceThreshold?: number | null;
+                    webhookUrl?: string | null;
                 };
             };
         };
@@ -2311,10 +2334,11 @@ export interface operations {
                      *       "status": "pending",
                      *       "tier": "standard",
                      *       "webhookUrl": "https://reseller.example/webhooks/esim",
-                     *       "createdAt": "2026-11-24T09:30:00.000Z"
+                     *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "lowBalanceThreshold": 1500
                      *     }
                      */
-                    "application/json": components["schemas"]["Partner"];
+                    "application/json": components["schemas"]["PartnerMe"];
                 };
             };
             /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
