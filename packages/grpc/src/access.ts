@@ -46,9 +46,20 @@ export const grpcCallers: Readonly<Record<string, Readonly<Record<string, readon
       'ListAuditEntries',
     ],
     'catalog.v1.CatalogService': ['ListPlans', 'AdminListPlans', 'AdminGetPlan', 'CreatePlan', 'UpdatePlan'],
-    'wallet.v1.WalletService': ['GetWallet', 'ListLedger', 'TopUp', 'Adjust'],
+    'wallet.v1.WalletService': ['GetWallet', 'ListLedger', 'TopUp', 'Adjust', 'SetLowBalanceThreshold', 'GetLowBalanceThreshold'],
     'orders.v1.OrdersService': ['CreateOrder', 'GetOrder', 'ListOrders', 'CancelOrder', 'GetEsim', 'ListEsims', 'RecordSupplierNotification'],
-    'webhooks.v1.WebhooksService': ['ListDeliveries', 'RetryDelivery', 'SendTestEvent'],
+    'webhooks.v1.WebhooksService': [
+      'ListDeliveries',
+      'RetryDelivery',
+      'SendTestEvent',
+      'ListEndpoints',
+      'CreateEndpoint',
+      'UpdateEndpoint',
+      'DeleteEndpoint',
+      'RotateEndpointSecret',
+      'RecoverEndpoint',
+      'SendEndpointTest',
+    ],
   },
   // The order saga: a tier's price, then the debit (and reading it back when the answer was lost).
   orders: {
@@ -58,9 +69,10 @@ export const grpcCallers: Readonly<Record<string, Readonly<Record<string, readon
     // The processing sweeper: what provisioning knows of an order whose result event was lost.
     'provisioning.v1.ProvisioningService': ['RevokeBundle', 'GetProvisioning'],
   },
-  // Delivery: where to send and the sealed signing secret; nothing else of a partner.
+  // Delivery: where to send and the sealed signing secret. The endpoints API (§9) changes the primary
+  // endpoint, which is the partner's webhookUrl and approval secret: UpdatePartner (URL) and RotateWebhookSecret.
   webhooks: {
-    'partners.v1.PartnersService': ['GetWebhookEndpoint'],
+    'partners.v1.PartnersService': ['GetWebhookEndpoint', 'UpdatePartner', 'RotateWebhookSecret'],
   },
 };
 

@@ -27,8 +27,10 @@ export async function recordEvent(db: Queryable, envelope: EventEnvelope<'partne
     const endpoint = await findEndpoint(db, target);
     endpointIds = endpoint && endpoint.partnerId === partnerId ? [endpoint.id] : [];
   } else {
-    await ensurePrimaryEndpoint(db, partnerId);
-    endpointIds = (await listEndpoints(db, partnerId)).filter((endpoint) => endpoint.enabled && takes(endpoint, type)).map((endpoint) => endpoint.id);
+    let endpoints = await listEndpoints(db, partnerId);
+    // A partner's first event makes its primary endpoint's row (one read per event after that).
+    if (!endpoints.some((endpoint) => endpoint.primary)) endpoints = [await ensurePrimaryEndpoint(db, partnerId), ...endpoints];
+    endpointIds = endpoints.filter((endpoint) => endpoint.enabled && takes(endpoint, type)).map((endpoint) => endpoint.id);
   }
   await insertEventWithDeliveries(db, { id: envelope.id, partnerId, type, orderId, payload, createdAt: new Date(envelope.occurredAt), traceContext }, endpointIds);
 }
