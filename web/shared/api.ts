@@ -32,6 +32,8 @@ export interface Client {
   patch<T>(path: string, body: unknown): Promise<T>;
   /** A POST whose status matters (a top-up answers 200 for a reference credited before, 201 for a new credit). */
   postForStatus<T>(path: string, body?: unknown): Promise<{ status: number; body: T }>;
+  /** A DELETE (answers 204 without a body). */
+  delete(path: string): Promise<void>;
 }
 
 export function withQuery(path: string, query: Query = {}): string {
@@ -79,5 +81,6 @@ export function createClient(options: ClientOptions): Client {
     post: (path, body) => bodyOf(send('POST', path, body)),
     patch: (path, body) => bodyOf(send('PATCH', path, body)),
     postForStatus: (path, body) => send('POST', path, body),
+    delete: (path) => send('DELETE', path).then(() => undefined),
   };
 }

@@ -14,6 +14,7 @@ import type { adminPartnerView, apiKeyView, partnerView, partnerWithKeysView } f
 import type { adminPlanView, planView } from '../../services/gateway/src/views/plans.js';
 import type { ledgerEntryView, walletView } from '../../services/gateway/src/views/wallet.js';
 import type { adminWebhookDeliveryView, webhookDeliveryView } from '../../services/gateway/src/views/webhookDeliveries.js';
+import type { webhookEndpointView, webhookEndpointWithSecret } from '../../services/gateway/src/views/webhookEndpoints.js';
 
 export type Problem = z.output<typeof problemSchema>;
 export type Pagination = z.output<typeof paginationSchema>;
@@ -38,6 +39,8 @@ export type AdminEsim = z.output<typeof adminEsimView>;
 export type Bundle = z.output<typeof bundleView>;
 export type WebhookDelivery = z.output<typeof webhookDeliveryView>;
 export type AdminWebhookDelivery = z.output<typeof adminWebhookDeliveryView>;
+export type WebhookEndpoint = z.output<typeof webhookEndpointView>;
+export type WebhookEndpointWithSecret = z.output<typeof webhookEndpointWithSecret>;
 export type AuditEntry = z.output<typeof auditEntry>;
 
 export type LoginAnswer = z.output<typeof loginResponse>;

@@ -14,8 +14,9 @@ export function DeliveriesPage({ api, route }: { api: Client; route: Route }) {
   useTitle('Webhook deliveries', 'Operator console');
   const status = route.query.get('status') ?? '';
   const partnerId = route.query.get('partnerId') ?? '';
+  const endpointId = route.query.get('endpointId') ?? '';
   const page = pageOf(route);
-  const deliveries = useResource(() => api.get<Page<AdminWebhookDelivery>>('/webhook-deliveries', { status, partnerId, page, limit: 20 }), [status, partnerId, page]);
+  const deliveries = useResource(() => api.get<Page<AdminWebhookDelivery>>('/webhook-deliveries', { status, partnerId, endpointId, page, limit: 20 }), [status, partnerId, endpointId, page]);
   const { run, pending, feedback } = useAction();
   const retry = (delivery: AdminWebhookDelivery) =>
     run({
@@ -56,6 +57,7 @@ export function DeliveriesPage({ api, route }: { api: Client; route: Route }) {
                 // Filtered by one partner, the column would repeat it on every row.
                 ...(partnerId ? [] : [{ label: 'Partner', render: (d: AdminWebhookDelivery) => <a href={withParams(route, { partnerId: d.partnerId })}>{d.partnerId}</a> }]),
                 { label: 'Event', render: (d) => (<><code>{d.eventType}</code><br /><small class="mono">{d.eventId}</small></>) },
+                { label: 'Endpoint', render: (d) => <small class="mono">{d.endpointId ?? '—'}</small> },
                 { label: 'Status', render: (d) => <Badge value={d.status} /> },
                 { label: 'Attempts', numeric: true, render: (d) => d.attempts },
                 { label: 'Last answer', render: (d) => [d.lastStatusCode ? `HTTP ${d.lastStatusCode}` : null, d.lastError].filter(Boolean).join(' · ') || '—' },

@@ -3,10 +3,11 @@ import { tiers, type Tier } from '@esim/vocabulary';
 import { useAction } from '../../shared/actions.js';
 import type { Client } from '../../shared/api.js';
 import { formatDateTime, humanize } from '../../shared/format.js';
-import { href } from '../../shared/router.js';
+import { href, navigate } from '../../shared/router.js';
 import { useTitle } from '../../shared/shell.js';
 import type { AdminPartner, Partner } from '../../shared/types.js';
 import { Badge, Loaded, useResource } from '../../shared/ui.js';
+import { WebhookEndpoints } from '../../shared/webhookEndpoints.js';
 import { Review } from './Applications.js';
 import { PartnerKeys } from './PartnerKeys.js';
 import { PartnerWallet } from './PartnerWallet.js';
@@ -58,6 +59,9 @@ export function PartnerPage({ api, partnerId }: { api: Client; partnerId: string
             {p.status === 'pending' ? <PendingReview api={api} partner={p} onChanged={partner.reload} /> : <AccountActions api={api} partner={p} onChanged={partner.reload} />}
             <PartnerKeys api={api} partner={p} onChanged={partner.reload} />
             <PartnerWallet api={api} partnerId={p.id} />
+            {p.status !== 'pending' && (
+              <WebhookEndpoints api={api} base={`/partners/${p.id}/webhook-endpoints`} readOnly onShowDeliveries={(id) => navigate(href('deliveries', { partnerId: p.id, endpointId: id }))} />
+            )}
           </>
         )}
       </Loaded>

@@ -6,6 +6,7 @@ import { navigate, pageOf, withParams, type Route } from '../../shared/router.js
 import { useTitle } from '../../shared/shell.js';
 import type { Page, WebhookDelivery } from '../../shared/types.js';
 import { Badge, DataTable, FilterSelect, Loaded, Pager, useResource } from '../../shared/ui.js';
+import { WebhookEndpoints } from '../../shared/webhookEndpoints.js';
 
 const statusOptions: Array<[string, string]> = [['', 'All'], ...deliveryStatuses.map((s): [string, string] => [s, humanize(s)])];
 
@@ -13,8 +14,9 @@ const statusOptions: Array<[string, string]> = [['', 'All'], ...deliveryStatuses
 export function WebhooksPage({ api, route }: { api: Client; route: Route }) {
   useTitle('Webhooks', 'Partner portal');
   const status = route.query.get('status') ?? '';
+  const endpointId = route.query.get('endpointId') ?? '';
   const page = pageOf(route);
-  const deliveries = useResource(() => api.get<Page<WebhookDelivery>>('/partner/me/webhook-deliveries', { status, page, limit: 20 }), [status, page]);
+  const deliveries = useResource(() => api.get<Page<WebhookDelivery>>('/partner/me/webhook-deliveries', { status, endpointId, page, limit: 20 }), [status, endpointId, page]);
   const { run, pending, feedback } = useAction();
   const sendTest = () =>
     run({
@@ -27,8 +29,10 @@ export function WebhooksPage({ api, route }: { api: Client; route: Route }) {
   return (
     <>
       <h1>Webhook deliveries</h1>
+      <WebhookEndpoints api={api} base="/partner/me/webhook-endpoints" onShowDeliveries={(id) => navigate(withParams(route, { endpointId: id, page: '1' }))} />
+      <h2>Deliveries{endpointId && <> to <code>{endpointId}</code> (<a href={withParams(route, { endpointId: '' })}>all endpoints</a>)</>}</h2>
       <p class="muted">
-        Every event we sent, or tried to send, to your webhook URL (set it on the <a href="#/account">Account</a> page). Failed attempts are retried on a schedule.
+        Every event we sent, or tried to send, to each of your endpoints (your webhook URL is set on the <a href="#/account">Account</a> page). Failed attempts are retried on a schedule.
       </p>
       {feedback}
       <div class="toolbar">
@@ -52,6 +56,7 @@ export function WebhooksPage({ api, route }: { api: Client; route: Route }) {
               columns={[
                 { label: 'Created', render: (d) => formatDateTime(d.createdAt) },
                 { label: 'Event', render: (d) => (<><code>{d.eventType}</code><br /><small class="mono">{d.eventId}</small></>) },
+                { label: 'Endpoint', render: (d) => <small class="mono">{d.endpointId ?? '—'}</small> },
                 { label: 'Status', render: (d) => <Badge value={d.status} /> },
                 { label: 'Attempts', numeric: true, render: (d) => d.attempts },
                 { label: 'Last answer', render: (d) => (d.lastStatusCode ? `HTTP ${d.lastStatusCode}` : d.lastError ?? '—') },
