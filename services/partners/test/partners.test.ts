@@ -127,6 +127,35 @@ describe('webhook endpoint changes', () => {
   });
 });
 
+describe('webhook secret rotation with an overlap (§9)', () => {
+  const secretOf = async (sealed: string | undefined) => (sealed ? open(env.dataKey, sealed) : undefined);
+
+  it('when the secret is rotated, then the new one signs and the old one is handed out beside it until the overlap ends (24 h by default); the answer carries the new one sealed', async () => {
+    const partner = await approvedPartner();
+    const before = await client.getWebhookEndpoint({ partnerId: partner.id });
+    expect(before.previousSealedSecret).toBeUndefined();
+    expect(before.email).toBe(partner.email);
+    const rotated = await client.rotateWebhookSecret({ id: partner.id, audit });
+    const after = await client.getWebhookEndpoint({ partnerId: partner.id });
+    expect(await secretOf(after.sealedSecret)).toBe(await secretOf(rotated.sealedSecret));
+    expect(await secretOf(after.previousSealedSecret)).toBe(await secretOf(before.sealedSecret));
+    const hours = (Date.parse(after.previousSecretExpiresAt!) - Date.now()) / 3_600_000;
+    expect(hours).toBeGreaterThan(23.9);
+    expect(hours).toBeLessThanOrEqual(24);
+  });
+
+  it('when the overlap is 0, then the old secret stops at once; outside 0–72 it is VALIDATION_ERROR naming overlapHours and nothing changes', async () => {
+    const partner = await approvedPartner();
+    const before = await client.getWebhookEndpoint({ partnerId: partner.id });
+    await expect(client.rotateWebhookSecret({ id: partner.id, audit, overlapHours: 73 })).rejects.toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ path: 'overlapHours' }] });
+    expect(await secretOf((await client.getWebhookEndpoint({ partnerId: partner.id })).sealedSecret)).toBe(await secretOf(before.sealedSecret));
+    await client.rotateWebhookSecret({ id: partner.id, audit, overlapHours: 0 });
+    const after = await client.getWebhookEndpoint({ partnerId: partner.id });
+    expect(after.previousSealedSecret).toBeUndefined();
+    expect(await secretOf(after.sealedSecret)).not.toBe(await secretOf(before.sealedSecret));
+  });
+});
+
 describe('keys', () => {
   it('when a key is issued, then the mailed key has the shared format and the credential the gateway gets verifies it', async () => {
     const partner = await approvedPartner();
