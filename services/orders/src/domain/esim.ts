@@ -62,5 +62,5 @@ export function expiryOf(activatedAt: Date, validityDays: number): Date {
   return new Date(activatedAt.getTime() + validityDays * 86_400_000);
 }
 
-/** ICCIDs are 18–22 digits (contract §3); anything else names no eSIM. */
-export const iccidPattern = /^\d{18,22}$/;
+/** ICCIDs are 18–22 digits (contract §3): the rule lives in @esim/ids. */
+export { iccidPattern } from '@esim/ids';

@@ -1,3 +1,4 @@
+import { iccidPattern } from '@esim/ids';
 import { z } from 'zod';
 
 /**
@@ -19,7 +20,7 @@ export const bundleSchema = z.object({
 });
 
 export const esimSchema = z.object({
-  iccid: z.string().regex(/^\d{18,22}$/),
+  iccid: z.string().regex(iccidPattern),
   smdpAddress: z.string().min(1),
   matchingId: z.string().min(1),
   activationCode: z.string().min(1),
