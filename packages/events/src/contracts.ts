@@ -215,6 +215,8 @@ export const events = {
       iccid: z.string().nullable().default(null),
       dataMb: z.number().int().positive().optional(),
       validityDays: z.number().int().positive().optional(),
+      /** The plan's SM-DP+ profile type (contract §8); absent: provisioning's SMDP_PROFILE_TYPE. */
+      profileType: z.string().min(1).max(256).optional(),
     }),
   },
   /** The eSIM is stored on the order: the wallet captures the reservation. */
@@ -243,6 +245,27 @@ export const events = {
   'provisioning.failed': {
     stream: 'PROVISIONING',
     data: z.object({ orderId: z.string(), reason: z.string() }),
+  },
+  /**
+   * The SM-DP+ reported a step of an eSIM profile's life over ES2+
+   * HandleDownloadProgressInfo (contract §8), recorded once per call:
+   * `effect` is what it means for the eSIM (provisioning reads the
+   * notification points; orders applies the effect), `eid` the device's
+   * EID when the SM-DP+ named it. `notificationId` is the dedupe key.
+   */
+  'provisioning.esim.progress': {
+    stream: 'PROVISIONING',
+    data: z.object({
+      notificationId: z.string().min(1).max(100),
+      iccid: z.string(),
+      eid: z.string().nullable(),
+      effect: z.enum(['installed', 'install_failed', 'deleted', 'none']),
+      notificationPoint: z.number().int(),
+      status: z.string(),
+      reasonCode: z.string().nullable(),
+      message: z.string().nullable(),
+      occurredAt: z.string(),
+    }),
   },
   /** The reservation of a failed order was released and its price refunded. */
   'wallet.order.refunded': {

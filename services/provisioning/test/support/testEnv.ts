@@ -41,7 +41,7 @@ export async function createTestEnv(): Promise<TestEnv> {
   return {
     databaseUrl: infra.databaseUrl,
     pool,
-    start: (env) => infra.start(provisioningService, { PROVISIONING_RETRY_BASE_MS: '50', PROVISIONING_RETRY_MAX_MS: '200', ...env }),
+    start: (env) => infra.start(provisioningService, { PROVISIONING_RETRY_BASE_MS: '50', PROVISIONING_RETRY_MAX_MS: '200', ES2_NOTIFY_PORT: '0', ES2_NOTIFY_HOST: '127.0.0.1', ...env }),
     publishPaid: (data, options = {}) =>
       infra.publish(
         'orders.order.paid',
