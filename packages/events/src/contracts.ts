@@ -86,6 +86,14 @@ export const partnerEsimView = z.object({
   region: z.string().nullable(),
   usage: z.object({ dataTotalMb: z.number().int(), dataUsedMb: z.number().int(), dataRemainingMb: z.number().int(), updatedAt: z.string() }),
   bundles: z.array(partnerBundleView),
+  /** The device's EID once the SM-DP+ reported it (contract §13). */
+  eid: z.string().nullable().default(null),
+  /** The last failed download or installation the SM-DP+ reported. Defaults keep events published before them readable. */
+  lastError: z
+    .object({ at: z.string(), notificationPoint: z.number().int(), reasonCode: z.string().nullable(), message: z.string().nullable() })
+    .nullable()
+    .default(null),
+  suspended: z.boolean().default(false),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -152,6 +160,10 @@ export const partnerNotification = z.discriminatedUnion('type', [
     orderId: z.string(),
     payload: z.object({ order: partnerOrderView, refundedAmount: money }),
   }),
+  z.object({ partnerId: z.string(), type: z.literal('esim.install_failed'), orderId: z.string(), payload: z.object({ esim: partnerEsimView }) }),
+  z.object({ partnerId: z.string(), type: z.literal('esim.deleted'), orderId: z.string(), payload: z.object({ esim: partnerEsimView }) }),
+  z.object({ partnerId: z.string(), type: z.literal('esim.suspended'), orderId: z.string(), payload: z.object({ esim: partnerEsimView }) }),
+  z.object({ partnerId: z.string(), type: z.literal('esim.resumed'), orderId: z.string(), payload: z.object({ esim: partnerEsimView }) }),
 ]);
 export type PartnerNotification = z.output<typeof partnerNotification>;
 

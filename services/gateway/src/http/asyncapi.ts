@@ -20,6 +20,10 @@ const summaries: Record<string, string> = {
   'esim.usage_threshold': 'A bundle’s use reached 80 % and again 100 % of its data',
   'esim.bundle_expired': 'The supplier reports a bundle’s validity over',
   'order.cancelled': 'A cancellation and its refund are recorded',
+  'esim.install_failed': 'The SM-DP+ reports a failed download or installation (the eSIM stays released; see lastError)',
+  'esim.deleted': 'The SM-DP+ reports the profile deleted from the device',
+  'esim.suspended': 'You suspended the eSIM (POST /partner/esims/{iccid}/suspend)',
+  'esim.resumed': 'You resumed the eSIM (POST /partner/esims/{iccid}/resume)',
 };
 
 /** `esim.usage_threshold` → `EsimUsageThresholdEvent`. */

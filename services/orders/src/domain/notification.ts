@@ -1,25 +1,33 @@
 import { enqueueEvent } from '@esim/events';
 import type { Queryable } from '@esim/postgres';
-import type { SupplierNotificationType } from '@esim/vocabulary';
+import type { EsimNotificationType } from '@esim/vocabulary';
 import { saveBundle, saveEsim } from '../store/esimStore.js';
 import { schema } from '../store/orderStore.js';
 import { expiryOf, type BundleRecord, type EsimState } from './esim.js';
 import { partnerBundleViewOf, partnerEsimViewOf } from './partnerView.js';
 
-/** A supplier notification as recorded (contract §13). */
+/** A report from either upstream as recorded: the connectivity provider's (contract §13) or the SM-DP+'s over ES2+ (§8). */
 export interface SupplierNotification {
   id: string;
-  type: SupplierNotificationType;
+  type: EsimNotificationType;
   iccid: string;
   /** bundle.usage, bundle.expired: the bundle's order id. */
   reference: string | null;
   /** bundle.usage: cumulative use of that bundle. */
   dataUsedMb: number | null;
   occurredAt: Date;
+  /** SM-DP+ reports: the device's EID, when named. */
+  eid?: string | null;
+  /** esim.install_failed: the notification point that failed, and why. */
+  notificationPoint?: number | null;
+  reasonCode?: string | null;
+  message?: string | null;
 }
 
 type Effect =
   | { type: 'esim.installed' }
+  | { type: 'esim.install_failed' }
+  | { type: 'esim.deleted' }
   | { type: 'esim.usage_threshold'; bundle: string; threshold: 80 | 100 }
   | { type: 'esim.bundle_expired'; bundle: string };
 
@@ -46,6 +54,9 @@ export async function applyNotification(db: Queryable, state: EsimState | undefi
   const { esim } = state;
   const effects: Effect[] = [];
   let changed: boolean;
+  // The SM-DP+ names the device's EID on its reports; a cancelled eSIM takes nothing more.
+  const eidLearnt = esim.status !== 'cancelled' && !!notification.eid && notification.eid !== esim.eid;
+  if (eidLearnt) esim.eid = notification.eid!;
   if (notification.type === 'esim.installed') {
     changed = esim.status === 'released';
     if (changed) {
@@ -53,6 +64,27 @@ export async function applyNotification(db: Queryable, state: EsimState | undefi
       esim.installedAt = notification.occurredAt;
       effects.push({ type: 'esim.installed' });
     }
+  } else if (notification.type === 'esim.install_failed') {
+    // A failed download or installation keeps the eSIM released (contract §8); once installed, a late failure report changes nothing.
+    changed = esim.status === 'released';
+    if (changed) {
+      esim.lastError = {
+        at: notification.occurredAt,
+        notificationPoint: notification.notificationPoint ?? 0,
+        reasonCode: notification.reasonCode ?? null,
+        message: notification.message ?? null,
+      };
+      effects.push({ type: 'esim.install_failed' });
+    }
+  } else if (notification.type === 'esim.deleted') {
+    changed = esim.status === 'released' || esim.status === 'installed';
+    if (changed) {
+      esim.status = 'deleted';
+      esim.deletedAt = notification.occurredAt;
+      effects.push({ type: 'esim.deleted' });
+    }
+  } else if (notification.type === 'esim.progress') {
+    changed = false;
   } else {
     const bundle = state.bundles.find((candidate) => candidate.orderId === notification.reference);
     // A bundle not known yet waits for provisioning, unless the eSIM is cancelled and will take no more.
@@ -61,7 +93,7 @@ export async function applyNotification(db: Queryable, state: EsimState | undefi
     changed =
       notification.type === 'bundle.usage' ? applyUsage(state, bundle, notification, effects) : applyExpiry(state, bundle, notification, effects);
   }
-  if (!changed) return true;
+  if (!changed && !eidLearnt) return true;
   esim.updatedAt = new Date();
   await saveEsim(db, esim);
   for (const bundle of state.bundles) await saveBundle(db, bundle);
@@ -127,8 +159,8 @@ function laterOf(current: Date | null, candidate: Date): Date {
 async function announce(db: Queryable, state: EsimState, effect: Effect): Promise<void> {
   const esim = partnerEsimViewOf(state);
   const base = { partnerId: state.esim.partnerId, orderId: state.esim.orderId };
-  if (effect.type === 'esim.installed') {
-    await enqueueEvent(db, schema, 'partner.notification', { ...base, type: 'esim.installed', payload: { esim } });
+  if (effect.type === 'esim.installed' || effect.type === 'esim.install_failed' || effect.type === 'esim.deleted') {
+    await enqueueEvent(db, schema, 'partner.notification', { ...base, type: effect.type, payload: { esim } });
     return;
   }
   const bundle = partnerBundleViewOf(state.bundles.find((candidate) => candidate.orderId === effect.bundle)!);

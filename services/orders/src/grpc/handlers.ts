@@ -7,6 +7,7 @@ import { getEsim, listEsims } from '../domain/esimReads.js';
 import { getOrder } from '../domain/getOrder.js';
 import { listOrders } from '../domain/listOrders.js';
 import { recordSupplierNotification } from '../domain/recordSupplierNotification.js';
+import { setEsimSuspended } from '../esims/setSuspended.js';
 import { esimStatusFilter, notificationTypeFromProto, orderStatusFilter } from './enums.js';
 import { esimMessage, orderMessage } from './views.js';
 
@@ -36,6 +37,9 @@ export function ordersHandlers(deps: OrdersDeps): ServiceHandlers<OrdersMethods>
     async listEsims(request) {
       const { esims, total } = await listEsims(deps.pool, { ...request, status: esimStatusFilter(request.status) });
       return { esims: esims.map(esimMessage), total };
+    },
+    async setEsimSuspended(request) {
+      return esimMessage(await setEsimSuspended(deps, request));
     },
     async recordSupplierNotification(request) {
       return recordSupplierNotification(deps, { ...request, type: notificationTypeFromProto(request.type) });

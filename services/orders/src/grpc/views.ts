@@ -70,5 +70,15 @@ export function esimMessage(state: EsimState): EsimViewInit {
     createdAt: esim.createdAt.toISOString(),
     updatedAt: esim.updatedAt.toISOString(),
     installedAt: iso(esim.installedAt),
+    eid: esim.eid ?? undefined,
+    lastError: esim.lastError
+      ? {
+          at: esim.lastError.at.toISOString(),
+          notificationPoint: esim.lastError.notificationPoint,
+          reasonCode: esim.lastError.reasonCode ?? undefined,
+          message: esim.lastError.message ?? undefined,
+        }
+      : undefined,
+    suspended: esim.suspended,
   };
 }

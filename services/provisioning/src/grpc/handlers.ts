@@ -4,6 +4,7 @@ import { provisioningV1 } from '@esim/proto';
 import type { Logger } from '@esim/telemetry';
 import { getProvisioning, type ProvisioningView } from '../domain/getProvisioning.js';
 import { revokeBundle } from '../domain/revokeBundle.js';
+import { setSuspended } from '../domain/setSuspended.js';
 import type { Upstreams } from '../domain/upstreams.js';
 
 type ProvisioningMethods = (typeof provisioningV1.ProvisioningService)['method'];
@@ -23,6 +24,12 @@ export function provisioningHandlers(deps: { upstreams: Upstreams; pool: Pool; l
       return outcome.revoked
         ? { outcome: provisioningV1.RevokeOutcome.REVOKED, detail: '' }
         : { outcome: provisioningV1.RevokeOutcome.NOT_REVOKABLE, detail: outcome.detail };
+    },
+    async setSuspended(request) {
+      const outcome = await setSuspended(deps, { iccid: request.iccid, suspended: request.suspended });
+      return outcome.done
+        ? { outcome: provisioningV1.SuspensionOutcome.DONE, suspended: outcome.suspended, detail: '' }
+        : { outcome: provisioningV1.SuspensionOutcome.NOT_SUSPENDABLE, suspended: false, detail: outcome.detail };
     },
     async getProvisioning(request) {
       const view = await getProvisioning({ db: deps.pool, upstreams: deps.upstreams, logger: deps.logger }, request.orderId);
