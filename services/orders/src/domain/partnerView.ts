@@ -1,6 +1,6 @@
 import type { partnerBundleView, partnerEsimView, partnerOrderView } from '@esim/events';
 import type { z } from 'zod';
-import { usageOf, type BundleRecord, type EsimState } from './esim.js';
+import { usageOf, type BundleRecord, type EsimState } from '../esims/esim.js';
 import { appleInstallUrlOf, shownFailureReason, type VisibleOrder } from './order.js';
 
 export type PartnerOrderView = z.input<typeof partnerOrderView>;

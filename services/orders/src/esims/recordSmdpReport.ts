@@ -3,7 +3,7 @@ import type { PoolClient } from '@esim/postgres';
 import type { Logger } from '@esim/telemetry';
 import type { EsimNotificationType } from '@esim/vocabulary';
 import { supplierNotifications } from '../domain/metrics.js';
-import { applyNotification, type SupplierNotification } from '../domain/notification.js';
+import { applyNotification, type SupplierNotification } from './notification.js';
 import { findEsimState, lockEsimKey } from '../store/esimStore.js';
 import { insertNotification, markApplied } from '../store/notificationStore.js';
 

@@ -1,6 +1,6 @@
 import type { ServiceHandlers } from '@esim/grpc';
 import type { ordersV1 } from '@esim/proto';
-import { usageOf, type EsimState } from '../domain/esim.js';
+import { usageOf, type EsimState } from '../esims/esim.js';
 import { appleInstallUrlOf, shownFailureReason, type VisibleOrder } from '../domain/order.js';
 import { bundleStatusToProto, esimStatusToProto, orderKindToProto, orderStatusToProto } from './enums.js';
 

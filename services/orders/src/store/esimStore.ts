@@ -1,6 +1,6 @@
 import type { Queryable } from '@esim/postgres';
 import type { BundleStatus, EsimStatus } from '@esim/vocabulary';
-import type { BundleRecord, EsimRecord, EsimState } from '../domain/esim.js';
+import type { BundleRecord, EsimRecord, EsimState } from '../esims/esim.js';
 
 /** SQL for orders.esims and orders.bundles; nothing outside src/store writes SQL against them. */
 

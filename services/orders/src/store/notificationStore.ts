@@ -1,5 +1,5 @@
 import type { Queryable } from '@esim/postgres';
-import type { SupplierNotification } from '../domain/notification.js';
+import type { SupplierNotification } from '../esims/notification.js';
 
 /** SQL for orders.supplier_notifications. */
 
