@@ -23,6 +23,11 @@ export type ExecutionStatus = (typeof executionStatuses)[number];
 export const isExecuted = (status: string) => status === 'Executed-Success' || status === 'Executed-WithWarning';
 
 const text = (max: number) => z.string().min(1).max(max);
+/**
+ * An optional field, read leniently: absent or JSON null both mean "not
+ * given" (SGP.22 omits optional fields; some implementations send null).
+ */
+const maybe = <T extends z.ZodType>(inner: T) => inner.nullish().transform((value) => value ?? undefined);
 
 /**
  * ICCID on the wire: 19 or 20 digits, a 19-digit one optionally padded with
@@ -48,16 +53,22 @@ export type RequestHeader = z.output<typeof requestHeader>;
 export const statusCodeData = z.object({
   subjectCode: text(64),
   reasonCode: text(64),
-  subjectIdentifier: z.string().max(256).optional(),
-  message: z.string().max(1024).optional(),
+  subjectIdentifier: z.string().max(256).nullish().transform((value) => value ?? undefined),
+  message: z.string().max(1024).nullish().transform((value) => value ?? undefined),
 });
-export type StatusCodeData = z.output<typeof statusCodeData>;
+/** Why a function failed (SGP.22 §5.1.6.4); what `statusCodeData` parses to and what refusals are written from. */
+export interface StatusCodeData {
+  subjectCode: string;
+  reasonCode: string;
+  subjectIdentifier?: string | undefined;
+  message?: string | undefined;
+}
 
 /** Read leniently: an unknown status is kept as a string, so the caller can sort it (it is a refusal, not a crash). */
 export const responseHeader = z.object({
   functionExecutionStatus: z.object({
     status: text(64),
-    statusCodeData: statusCodeData.optional(),
+    statusCodeData: statusCodeData.nullish().transform((value) => value ?? undefined),
   }),
 });
 export type ResponseHeader = z.output<typeof responseHeader>;
@@ -100,7 +111,7 @@ export const confirmOrder = fn(
     smdsAddress: wireFqdn.optional(),
     releaseFlag: z.boolean(),
   }),
-  answered({ eid: wireEid.optional(), matchingId: text(256), smdpAddress: wireFqdn.optional() }),
+  answered({ eid: maybe(wireEid), matchingId: text(256), smdpAddress: maybe(wireFqdn) }),
 );
 
 /** Final states a cancelled order leaves its profile in (SGP.22 §5.3.3). */
@@ -128,13 +139,13 @@ const pointId = z.union([z.number().int().min(0).max(65_535), z.string().regex(/
 export const handleDownloadProgressInfo = fn(
   'handleDownloadProgressInfo',
   withHeader({
-    eid: wireEid.optional(),
+    eid: maybe(wireEid),
     iccid: wireIccid,
     profileType: text(256),
     timestamp: z.string().max(64).refine((value) => Number.isFinite(Date.parse(value)), 'must be a W3C date-time such as 2026-01-01T10:00:00Z'),
     notificationPointId: pointId,
-    notificationPointStatus: z.object({ status: text(64), statusCodeData: statusCodeData.optional() }),
-    resultData: z.string().max(8192).optional(),
+    notificationPointStatus: z.object({ status: text(64), statusCodeData: maybe(statusCodeData) }),
+    resultData: maybe(z.string().max(8192)),
   }),
   z.undefined(),
   204,
