@@ -244,7 +244,7 @@ describe('the Kubernetes base', () => {
     expect(calls('gateway')).toEqual(serviceList.filter((entry) => entry.ports.grpc !== undefined && entry.name !== 'provisioning').map((entry) => `${entry.name}:grpc`).sort());
     expect(calls('orders')).toEqual(['catalog:grpc', 'provisioning:grpc', 'wallet:grpc']);
     // The simulator POSTs the supplier's notifications to the gateway's public port (SUPPLIER_NOTIFICATION_URL).
-    expect(calls('supplier-sim')).toEqual(['gateway:http']);
+    expect(calls('supplier-sim')).toEqual(['gateway:http', 'provisioning:es2']);
     expect(calls('provisioning')).toEqual(['supplier-sim:http']);
     expect(calls('webhooks')).toEqual(['partners:grpc']);
     expect(calls('catalog')).toEqual([]);

@@ -67,7 +67,19 @@ export const productionSettings: Record<string, string> = {
   OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
   OTEL_TRACES_SAMPLER_ARG: '0.1',
   WEBHOOK_ALLOW_INSECURE_URLS: 'false',
+  // Contract §8: live orders reach the operator's real upstreams (SMDP_ES2_URL, CONNECTIVITY_URL from the Secret);
+  // the simulator stays deployed only as test mode's upstream (§14).
+  TEST_MODE_SMDP_ES2_URL: 'http://supplier-sim:8090',
+  TEST_MODE_CONNECTIVITY_URL: 'http://supplier-sim:8090',
+  // The ES2+ client identity and the SM-DP+'s CA, mounted from the esim-smdp Secret (docs/deployment.md).
+  SMDP_CLIENT_CERT: '/etc/esim/smdp/tls.crt',
+  SMDP_CLIENT_KEY: '/etc/esim/smdp/tls.key',
+  SMDP_CA: '/etc/esim/smdp/ca.crt',
 };
+
+/** The SM-DP+ settings provisioning reads from the esim-secrets Secret in production (contract §8), overriding the base's simulator addresses. */
+export const smdpSecretKeys = ['SMDP_ES2_URL', 'SMDP_REQUESTER_ID', 'CONNECTIVITY_URL'] as const;
+export const smdpSecretName = 'esim-smdp';
 
 const withPostgres = (list: readonly ServiceEntry[]) => list.filter((entry) => entry.needs.includes('postgres'));
 const nameRegex = (entries: readonly ServiceEntry[] | string[]) =>
@@ -269,7 +281,38 @@ function patches(list: readonly ServiceEntry[]): string {
           valueFrom:
             secretKeyRef:
               name: ${secretName}
-              key: REDIS_PASSWORD`;
+              key: REDIS_PASSWORD
+  # The real SM-DP+ and connectivity provider (contract §8): their URLs and requester id from the Secret
+  # (they override the base's simulator addresses), the ES2+ certificates as files from the ${smdpSecretName} Secret.
+  - target:
+      kind: Deployment
+      name: "^(provisioning)$"
+    patch: |-
+${smdpSecretKeys
+  .map(
+    (key) => `      - op: add
+        path: /spec/template/spec/containers/0/env/-
+        value:
+          name: ${key}
+          valueFrom:
+            secretKeyRef:
+              name: ${secretName}
+              key: ${key}`,
+  )
+  .join('\n')}
+      - op: add
+        path: /spec/template/spec/volumes/-
+        value:
+          name: smdp-tls
+          secret:
+            secretName: ${smdpSecretName}
+            defaultMode: 288 # 0440
+      - op: add
+        path: /spec/template/spec/containers/0/volumeMounts/-
+        value:
+          name: smdp-tls
+          mountPath: /etc/esim/smdp
+          readOnly: true`;
 }
 
 function kustomization(list: readonly ServiceEntry[]): string {
@@ -309,6 +352,7 @@ export function productionSecretKeys(list: readonly ServiceEntry[]): Map<string,
     for (const key of secretKeysOf(entry)) add(key, entry.name);
     if (entry.needs.includes('postgres')) add('MIGRATION_DATABASE_URL', `${entry.name}-migrate`);
     if (entry.needs.includes('redis')) add('REDIS_PASSWORD', entry.name);
+    if (entry.name === 'provisioning') for (const key of smdpSecretKeys) add(key, entry.name);
   }
   return readers;
 }
@@ -316,6 +360,9 @@ export function productionSecretKeys(list: readonly ServiceEntry[]): Map<string,
 const extraSecretDocs: Record<string, string> = {
   MIGRATION_DATABASE_URL: 'the migration Jobs: a role that owns the schemas (DDL); the services use DATABASE_URL, a role with DML only.',
   REDIS_PASSWORD: 'the password of the Redis Cluster behind REDIS_CLUSTER_NODES (its AUTH; the same on every node).',
+  SMDP_ES2_URL: 'the SM-DP+ vendor\'s ES2+ base URL (https://…); never the simulator (provisioning refuses to start).',
+  SMDP_REQUESTER_ID: 'this operator\'s functionRequesterIdentifier, as agreed with the SM-DP+ vendor.',
+  CONNECTIVITY_URL: 'the connectivity provider\'s API base URL (bundles, revocation, suspension); never the simulator.',
 };
 
 function externalSecret(list: readonly ServiceEntry[]): string {

@@ -64,6 +64,7 @@ export const portNames: Record<PortKind, string> = {
   health: 'http-health',
   http: 'http',
   admin: 'http-admin',
+  es2: 'es2-notify',
 };
 
 /** Where Prometheus scrapes: the health port, else the admin listener, else the public one. */

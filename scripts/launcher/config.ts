@@ -12,6 +12,8 @@ const schema = z.object({
   ADMIN_PORT: commonEnv.port(defaultPorts.gateway!.admin!),
   /** The supplier simulator's port (its supplier API and its control API, contract §13). */
   SUPPLIER_SIM_PORT: commonEnv.port(defaultPorts['supplier-sim']!.http!),
+  /** Provisioning's ES2+ listener (contract §8); the simulator's callbacks follow it. */
+  ES2_NOTIFY_PORT: commonEnv.port(defaultPorts.provisioning!.es2!),
   SMTP_URL: z.string().optional(),
   ADMIN_TOKEN: z.string().optional(),
 });
@@ -28,6 +30,7 @@ export function launcherConfig(env: NodeJS.ProcessEnv = process.env) {
     ...defaultPorts,
     gateway: { http: config.PORT, admin: config.ADMIN_PORT },
     'supplier-sim': { ...defaultPorts['supplier-sim'], http: config.SUPPLIER_SIM_PORT },
+    provisioning: { ...defaultPorts.provisioning, es2: config.ES2_NOTIFY_PORT },
   };
   return { config, ports, env: { ...env, DATABASE_URL: config.DATABASE_URL, REDIS_URL: config.REDIS_URL, NATS_URL: config.NATS_URL } };
 }

@@ -66,7 +66,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     throw error;
   }
   const logDir = options.logDir ?? join(repoRoot, 'var', 'log');
-  const specs = new Map(serviceSpecs(ports).map((spec) => [spec.name, { ...spec, env: { ...spec.env, ...identities.get(spec.name) } }]));
+  const specs = new Map(serviceSpecs(ports, options.env).map((spec) => [spec.name, { ...spec, env: { ...spec.env, ...identities.get(spec.name) } }]));
   const services = new Map<string, Running>();
   const timeoutMs = options.readyTimeoutMs ?? 90_000;
   // Processes the launcher itself stopped: their exit is expected.

@@ -12,6 +12,8 @@ export const portVariables = {
   grpc: 'GRPC_PORT',
   http: 'PORT',
   admin: 'ADMIN_PORT',
+  /** Provisioning's ES2+ HandleDownloadProgressInfo listener (contract §8). */
+  es2: 'ES2_NOTIFY_PORT',
 } as const;
 export type PortKind = keyof typeof portVariables;
 
@@ -26,8 +28,13 @@ export interface ServiceEntry {
   needs: Dependency[];
   /** Secrets it reads (from var/secrets in development, a Secret in production). */
   secrets?: Array<'ADMIN_TOKEN' | 'JWT_SECRET' | 'DATA_ENCRYPTION_KEY' | 'SUPPLIER_CALLBACK_SECRET'>;
-  /** The variable other services find it by, when it is not `<NAME>_ADDR` of its gRPC port (the supplier's URL). */
-  url?: { variable: string; port: PortKind };
+  /**
+   * The variable other services find it by, when it is not `<NAME>_ADDR` of
+   * its gRPC port (the supplier's URL); `aliases` are set to the same URL
+   * (the simulator plays both upstreams: SMDP_ES2_URL, CONNECTIVITY_URL), and
+   * an operator's own value of any of them wins under `npm start` (contract §8).
+   */
+  url?: { variable: string; port: PortKind; aliases?: readonly string[] };
   /**
    * An endpoint of this service that another one POSTs back to, handed over as
    * a full URL: the gateway's `/supplier/v1/notifications`, which the supplier
@@ -46,14 +53,22 @@ export const services: readonly ServiceEntry[] = [
   { name: 'mailer', ports: { health: 9093 }, needs: ['postgres', 'nats', 'smtp'], secrets: ['DATA_ENCRYPTION_KEY'] },
   { name: 'wallet', ports: { grpc: 50053, health: 9094 }, needs: ['postgres', 'nats'] },
   { name: 'orders', ports: { grpc: 50054, health: 9095 }, needs: ['postgres', 'nats'] },
-  { name: 'provisioning', ports: { grpc: 50056, health: 9096 }, needs: ['postgres', 'nats'] },
+  {
+    name: 'provisioning',
+    ports: { grpc: 50056, health: 9096, es2: 8443 },
+    needs: ['postgres', 'nats'],
+    // The SM-DP+ (the simulator under npm start) calls ES2+ HandleDownloadProgressInfo here.
+    callback: { variable: 'SMDP_NOTIFY_URL', port: 'es2', path: '/gsma/rsp2/es2plus/handleDownloadProgressInfo' },
+    // Reached by the SM-DP+ from outside the platform (mutual TLS in production).
+    public: ['es2'],
+  },
   { name: 'webhooks', ports: { grpc: 50055, health: 9098 }, needs: ['postgres', 'nats'], secrets: ['DATA_ENCRYPTION_KEY'] },
   {
     name: 'supplier-sim',
     ports: { http: 8090, health: 9097 },
     needs: [],
     secrets: ['SUPPLIER_CALLBACK_SECRET'],
-    url: { variable: 'SUPPLIER_URL', port: 'http' },
+    url: { variable: 'SUPPLIER_URL', port: 'http', aliases: ['SMDP_ES2_URL', 'CONNECTIVITY_URL'] },
   },
   {
     name: 'gateway',
@@ -91,7 +106,9 @@ export function addressEnv(ports: Ports, host: (name: string) => string = () => 
   for (const entry of services) {
     const own = ports[entry.name] ?? {};
     if (own.grpc !== undefined) env[`${constantCase(entry.name)}_ADDR`] = `${host(entry.name)}:${own.grpc}`;
-    if (entry.url && own[entry.url.port] !== undefined) env[entry.url.variable] = `http://${host(entry.name)}:${own[entry.url.port]}`;
+    if (entry.url && own[entry.url.port] !== undefined) {
+      for (const variable of [entry.url.variable, ...(entry.url.aliases ?? [])]) env[variable] = `http://${host(entry.name)}:${own[entry.url.port]}`;
+    }
     const callback = entry.callback;
     if (callback && own[callback.port] !== undefined) env[callback.variable] = `http://${host(entry.name)}:${own[callback.port]}${callback.path}`;
   }
@@ -110,9 +127,13 @@ export interface ServiceSpec {
   readyUrl: string;
 }
 
+/** Upstream URLs an operator may point elsewhere (a real SM-DP+, a real provider): their value in the launcher's environment wins. */
+const operatorUrls = new Set(services.flatMap((entry) => (entry.url ? [entry.url.variable, ...(entry.url.aliases ?? [])] : [])));
+
 /** What the launcher needs to start each service on this machine. */
-export function serviceSpecs(ports: Ports): ServiceSpec[] {
+export function serviceSpecs(ports: Ports, env: NodeJS.ProcessEnv = {}): ServiceSpec[] {
   const addresses = addressEnv(ports);
+  for (const variable of operatorUrls) if (env[variable]) delete addresses[variable];
   return services.map((entry) => {
     const own = ports[entry.name] ?? entry.ports;
     return { name: entry.name, env: { ...addresses, ...portEnv(own) }, readyUrl: `http://127.0.0.1:${readinessPort(entry, own)}/readyz` };

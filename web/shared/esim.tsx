@@ -79,6 +79,7 @@ export function EsimState({ esim, orderHref, children }: { esim: Esim; orderHref
     <section class="card" aria-labelledby="esim-state-title">
       <h2 id="esim-state-title">
         Status and use <Badge value={esim.status} />
+        {esim.suspended ? <Badge value="suspended" /> : null}
       </h2>
       <dl class="facts">
         <dt>ICCID</dt>
@@ -89,6 +90,12 @@ export function EsimState({ esim, orderHref, children }: { esim: Esim; orderHref
         <dd>{coverage(esim)}</dd>
         <dt>Use updated</dt>
         <dd>{formatDateTime(esim.usage.updatedAt)}</dd>
+        <dt>Device EID</dt>
+        <dd>{esim.eid ? <code>{esim.eid}</code> : 'not reported yet'}</dd>
+        <dt>Last failed install</dt>
+        <dd>{lastErrorText(esim)}</dd>
+        <dt>Data</dt>
+        <dd>{esim.suspended ? 'suspended (a lost or stolen device)' : esim.status === 'deleted' ? 'the profile was deleted from the device' : 'on'}</dd>
       </dl>
       <h3>Data</h3>
       <UsageBar esim={esim} />
@@ -97,4 +104,12 @@ export function EsimState({ esim, orderHref, children }: { esim: Esim; orderHref
       <BundlesTable esim={esim} orderHref={orderHref} />
     </section>
   );
+}
+
+/** What the SM-DP+ last reported failing (§13 `lastError`), in one line; '—' when nothing failed. */
+export function lastErrorText(esim: Pick<Esim, 'lastError'>): string {
+  const error = esim.lastError;
+  if (!error) return '—';
+  const step = ({ 2: 'confirmation', 3: 'download', 4: 'installation' } as Record<number, string>)[error.notificationPoint] ?? `point ${error.notificationPoint}`;
+  return `${step} failed ${formatDateTime(error.at)}${error.reasonCode ? ` (${error.reasonCode})` : ''}${error.message ? `: ${error.message}` : ''}`;
 }

@@ -22,6 +22,7 @@ export const errorCatalog = {
   REQUEST_IN_PROGRESS: { status: 409, title: 'Request in progress' },
   INVALID_STATE: { status: 409, title: 'Invalid state' },
   ESIM_NOT_TOPPABLE: { status: 409, title: 'eSIM cannot be topped up' },
+  ESIM_NOT_SUSPENDABLE: { status: 409, title: 'eSIM cannot be suspended or resumed' },
   ORDER_NOT_CANCELLABLE: { status: 409, title: 'Order cannot be cancelled' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },

@@ -86,6 +86,14 @@ export const partnerEsimView = z.object({
   region: z.string().nullable(),
   usage: z.object({ dataTotalMb: z.number().int(), dataUsedMb: z.number().int(), dataRemainingMb: z.number().int(), updatedAt: z.string() }),
   bundles: z.array(partnerBundleView),
+  /** The device's EID once the SM-DP+ reported it (contract §13). */
+  eid: z.string().nullable().default(null),
+  /** The last failed download or installation the SM-DP+ reported. Defaults keep events published before them readable. */
+  lastError: z
+    .object({ at: z.string(), notificationPoint: z.number().int(), reasonCode: z.string().nullable(), message: z.string().nullable() })
+    .nullable()
+    .default(null),
+  suspended: z.boolean().default(false),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -187,6 +195,10 @@ export const partnerNotification = z.discriminatedUnion('type', [
     orderId: z.null(),
     payload: z.object({ endpoint: webhookEndpointView }),
   }),
+  z.object({ partnerId: z.string(), type: z.literal('esim.install_failed'), orderId: z.string(), payload: z.object({ esim: partnerEsimView }) }),
+  z.object({ partnerId: z.string(), type: z.literal('esim.deleted'), orderId: z.string(), payload: z.object({ esim: partnerEsimView }) }),
+  z.object({ partnerId: z.string(), type: z.literal('esim.suspended'), orderId: z.string(), payload: z.object({ esim: partnerEsimView }) }),
+  z.object({ partnerId: z.string(), type: z.literal('esim.resumed'), orderId: z.string(), payload: z.object({ esim: partnerEsimView }) }),
 ]);
 export type PartnerNotification = z.output<typeof partnerNotification>;
 
@@ -250,6 +262,8 @@ export const events = {
       iccid: z.string().nullable().default(null),
       dataMb: z.number().int().positive().optional(),
       validityDays: z.number().int().positive().optional(),
+      /** The plan's SM-DP+ profile type (contract §8); absent: provisioning's SMDP_PROFILE_TYPE. */
+      profileType: z.string().min(1).max(256).optional(),
     }),
   },
   /** The eSIM is stored on the order: the wallet captures the reservation. */
@@ -278,6 +292,27 @@ export const events = {
   'provisioning.failed': {
     stream: 'PROVISIONING',
     data: z.object({ orderId: z.string(), reason: z.string() }),
+  },
+  /**
+   * The SM-DP+ reported a step of an eSIM profile's life over ES2+
+   * HandleDownloadProgressInfo (contract §8), recorded once per call:
+   * `effect` is what it means for the eSIM (provisioning reads the
+   * notification points; orders applies the effect), `eid` the device's
+   * EID when the SM-DP+ named it. `notificationId` is the dedupe key.
+   */
+  'provisioning.esim.progress': {
+    stream: 'PROVISIONING',
+    data: z.object({
+      notificationId: z.string().min(1).max(100),
+      iccid: z.string(),
+      eid: z.string().nullable(),
+      effect: z.enum(['installed', 'install_failed', 'deleted', 'none']),
+      notificationPoint: z.number().int(),
+      status: z.string(),
+      reasonCode: z.string().nullable(),
+      message: z.string().nullable(),
+      occurredAt: z.string(),
+    }),
   },
   /** The reservation of a failed order was released and its price refunded. */
   'wallet.order.refunded': {

@@ -76,3 +76,11 @@ export function newId(prefix: IdPrefix): string {
 export function isId(prefix: IdPrefix, value: string): boolean {
   return value.length === prefix.length + 27 && value.startsWith(`${prefix}_`) && /^[0-9a-hjkmnp-tv-z]{26}$/.test(value.slice(prefix.length + 1));
 }
+
+/** ICCIDs are 18–22 digits (contract §3); anything else names no eSIM. The one place this rule is written. */
+export const iccidPattern = /^\d{18,22}$/;
+
+/** True when `value` has the shape of an ICCID (used to answer 404 without a lookup). */
+export function isIccid(value: string): boolean {
+  return iccidPattern.test(value);
+}

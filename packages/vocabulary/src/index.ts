@@ -25,7 +25,7 @@ export const orderKinds = ['esim', 'topup'] as const;
 export type OrderKind = (typeof orderKinds)[number];
 
 /** eSIM states (contract §13): released → installed; cancelled with its first order. */
-export const esimStatuses = ['released', 'installed', 'cancelled'] as const;
+export const esimStatuses = ['released', 'installed', 'cancelled', 'deleted'] as const;
 export type EsimStatus = (typeof esimStatuses)[number];
 
 /** Bundle states (contract §13): queued → active → depleted | expired; cancelled. */
@@ -35,6 +35,15 @@ export type BundleStatus = (typeof bundleStatuses)[number];
 /** The supplier's notification types (contract §13). */
 export const supplierNotificationTypes = ['esim.installed', 'bundle.usage', 'bundle.expired'] as const;
 export type SupplierNotificationType = (typeof supplierNotificationTypes)[number];
+
+/**
+ * Every report the eSIM lifecycle applies: the connectivity provider's
+ * (above) and the SM-DP+'s over ES2+ (contract §8): a failed download or
+ * installation, a deletion from the device, or progress that only names
+ * the device's EID.
+ */
+export const esimNotificationTypes = [...supplierNotificationTypes, 'esim.install_failed', 'esim.deleted', 'esim.progress'] as const;
+export type EsimNotificationType = (typeof esimNotificationTypes)[number];
 
 /** Wallet ledger entry types (contract §6) and the sign each amount carries. */
 export const ledgerEntryTypes = ['topup', 'order_debit', 'refund', 'adjustment'] as const;
@@ -61,6 +70,10 @@ export const partnerEventTypes = [
   'order.cancelled',
   'wallet.balance_low',
   'webhook.endpoint_disabled',
+  'esim.install_failed',
+  'esim.deleted',
+  'esim.suspended',
+  'esim.resumed',
 ] as const;
 export type PartnerEventType = (typeof partnerEventTypes)[number];
 

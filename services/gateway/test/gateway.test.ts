@@ -103,8 +103,10 @@ describe('the OpenAPI documents', () => {
     );
     expect(Object.keys(doc.components.schemas.OrderEsim.properties)).toContain('appleInstallUrl');
     expect(Object.keys(doc.components.schemas.Esim.properties).sort()).toEqual(
-      ['iccid', 'orderId', 'status', 'smdpAddress', 'matchingId', 'activationCode', 'appleInstallUrl', 'countries', 'region', 'usage', 'bundles', 'createdAt', 'updatedAt'].sort(),
+      ['iccid', 'orderId', 'status', 'smdpAddress', 'matchingId', 'activationCode', 'appleInstallUrl', 'countries', 'region', 'usage', 'bundles', 'eid', 'lastError', 'suspended', 'createdAt', 'updatedAt'].sort(),
     );
+    expect(statuses(doc, '/api/v1/partner/esims/{iccid}/suspend', 'post')).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '429', '503']);
+    expect(statuses(doc, '/api/v1/partner/esims/{iccid}/resume', 'post')).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '429', '503']);
     expect(JSON.stringify(doc)).not.toMatch(/supplierReference|supplierSku|floorPrice|AdminOrder/);
   });
 

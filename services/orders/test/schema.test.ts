@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '@esim/postgres';
 import { createTestInfra, type TestInfra } from '@esim/testing';
-import { bundleStatuses, esimStatuses, orderKinds, orderStatuses, supplierNotificationTypes } from '@esim/vocabulary';
+import { bundleStatuses, esimNotificationTypes, esimStatuses, orderKinds, orderStatuses } from '@esim/vocabulary';
 
 let infra: TestInfra;
 
@@ -35,6 +35,6 @@ describe('the §13 tables', () => {
     expect(await listed('orders_kind_check')).toEqual([...orderKinds].sort());
     expect(await listed('esims_status_check')).toEqual([...esimStatuses].sort());
     expect(await listed('bundles_status_check')).toEqual([...bundleStatuses].sort());
-    expect(await listed('supplier_notifications_type_check')).toEqual([...supplierNotificationTypes].sort());
+    expect(await listed('supplier_notifications_type_check')).toEqual([...esimNotificationTypes].sort());
   });
 });

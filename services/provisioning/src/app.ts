@@ -1,24 +1,45 @@
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { provisioningV1 } from '@esim/proto';
 import { defineService, grpcBinding } from '@esim/service';
-import { readConfig } from './config.js';
+import { readConfig, type Config } from './config.js';
+import { createConnectivityClient } from './connectivity/connectivityClient.js';
 import { provisionOrder } from './domain/provisionOrder.js';
+import { recordProgress } from './domain/recordProgress.js';
 import { retryPolicy } from './domain/retryPolicy.js';
+import { singleUpstreams } from './domain/upstreams.js';
+import { notifyServer } from './es2/notifyServer.js';
 import { provisioningHandlers } from './grpc/handlers.js';
-import { createSupplierClient } from './supplier/supplierClient.js';
+import { createEs2PlusClient } from './smdp/es2plusClient.js';
+
+/** The PEM files of SMDP_CLIENT_CERT/KEY/CA, read once at boot (a missing file stops the boot, naming it). */
+function smdpTls(config: Config): { cert: string; key: string; ca: string } | undefined {
+  if (!config.SMDP_CLIENT_CERT || !config.SMDP_CLIENT_KEY || !config.SMDP_CA) return undefined;
+  const read = (name: string, path: string) => {
+    try {
+      return readFileSync(path, 'utf8');
+    } catch (error) {
+      throw new Error(`${name}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  };
+  return { cert: read('SMDP_CLIENT_CERT', config.SMDP_CLIENT_CERT), key: read('SMDP_CLIENT_KEY', config.SMDP_CLIENT_KEY), ca: read('SMDP_CA', config.SMDP_CA) };
+}
 
 /**
  * Turns each paid order into an eSIM (or, for a top-up, a bundle on one)
- * from the supplier and publishes the outcome; answers RevokeBundle for the
- * orders service's cancellations and GetProvisioning for its sweeper of
- * orders left processing. Every supplier call is made here. Readiness has no supplier check: a supplier outage must not take
- * the worker out of service; its calls fail and are retried instead.
+ * from the two upstreams of contract §8 — the SM-DP+ over GSMA ES2+ and the
+ * connectivity provider — and publishes the outcome; serves the SM-DP+'s
+ * HandleDownloadProgressInfo on ES2_NOTIFY_PORT; answers RevokeBundle and
+ * suspension for the orders service and GetProvisioning for its sweeper.
+ * Every upstream call is made here. Readiness has no upstream check: an
+ * outage must not take the worker out of service; its calls fail and are
+ * retried instead.
  */
 export const provisioningService = defineService({
   name: 'provisioning',
   config: readConfig,
-  // Each in-flight supplier call holds one connection (the handler's transaction), plus a few spare (PROVISIONING_CONCURRENCY is at most 12).
-  postgres: { schema: 'provisioning', migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)), poolSize: 16 },
+  // Each in-flight upstream call holds one connection (the handler's transaction) and briefly a second (its step records), plus a few spare.
+  postgres: { schema: 'provisioning', migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)), poolSize: 24 },
   publishes: ['PROVISIONING'],
   async start({ config, logger, pool, schema, consume }) {
     const policy = retryPolicy({
@@ -27,15 +48,38 @@ export const provisioningService = defineService({
       maxMs: config.PROVISIONING_RETRY_MAX_MS,
       supplierTimeoutMs: config.SUPPLIER_TIMEOUT_MS,
     });
-    const supplier = createSupplierClient({ baseUrl: config.SUPPLIER_URL, timeoutMs: config.SUPPLIER_TIMEOUT_MS });
+    const tls = smdpTls(config);
+    const smdp = createEs2PlusClient({
+      baseUrl: config.SMDP_ES2_URL,
+      requesterId: config.SMDP_REQUESTER_ID,
+      timeoutMs: config.SUPPLIER_TIMEOUT_MS,
+      tls,
+      defaultSmdpAddress: config.SMDP_ADDRESS,
+    });
+    const connectivity = createConnectivityClient({ baseUrl: config.CONNECTIVITY_URL, timeoutMs: config.SUPPLIER_TIMEOUT_MS });
+    const upstreams = singleUpstreams(smdp, connectivity, config.SMDP_PROFILE_TYPE);
     await consume(
       { durable: 'provisioning_order_paid', type: 'orders.order.paid', ackWaitMs: policy.ackWaitMs, maxDeliver: policy.maxDeliver, retry: policy.retry, concurrency: config.PROVISIONING_CONCURRENCY },
-      provisionOrder({ supplier, pool, schema, retryWindowMs: policy.windowMs, logger }),
+      provisionOrder({ upstreams, pool, schema, retryWindowMs: policy.windowMs, logger }),
     );
-    // The origin only: a URL may carry credentials.
+    const notify = notifyServer({
+      port: config.ES2_NOTIFY_PORT,
+      host: config.ES2_NOTIFY_HOST,
+      tls,
+      record: (info) => recordProgress({ pool, schema, logger }, info),
+      logger,
+    });
+    // The origins only: a URL may carry credentials.
     return {
-      grpc: [grpcBinding(provisioningV1.ProvisioningService, provisioningHandlers({ supplier, pool, logger }))],
-      facts: { supplier: new URL(config.SUPPLIER_URL).origin, retryWindowMs: policy.windowMs, maxDeliver: policy.maxDeliver },
+      grpc: [grpcBinding(provisioningV1.ProvisioningService, provisioningHandlers({ upstreams, pool, logger }))],
+      http: [notify],
+      facts: {
+        smdp: new URL(config.SMDP_ES2_URL).origin,
+        connectivity: new URL(config.CONNECTIVITY_URL).origin,
+        es2Tls: tls !== undefined,
+        retryWindowMs: policy.windowMs,
+        maxDeliver: policy.maxDeliver,
+      },
     };
   },
 });

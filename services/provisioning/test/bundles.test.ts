@@ -71,7 +71,8 @@ describe('RevokeBundle', () => {
     expect(view.status).toBe('released');
     expect(view.bundles.map((bundle) => bundle.status)).toEqual(['queued', 'cancelled']);
     expect(await client.revokeBundle({ reference: first, iccid: esim.iccid, firstBundle: true })).toMatchObject({ outcome: provisioningV1.RevokeOutcome.REVOKED });
-    expect((await simView(esim.iccid)).status).toBe('revoked');
+    // The connectivity provider revoked the subscription, then the SM-DP+ cancelled the never-downloaded profile (ES2+ CancelOrder).
+    expect((await simView(esim.iccid)).status).toBe('cancelled');
   });
 
   it('when the eSIM is installed or the bundle unknown, then it is NOT_REVOKABLE with the supplier\'s reason', async () => {

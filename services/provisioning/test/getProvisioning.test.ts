@@ -39,8 +39,8 @@ describe('GetProvisioning', () => {
     expect(answer.state).toBe(State.SUCCEEDED);
     expect({ ...answer.esim }).toMatchObject(esim);
     expect(answer.failureReason).toBe('');
-    // Asked again under the same reference: still one eSIM at the supplier, and nothing new published.
-    expect(supplier.callsFor(orderId)).toBe(2);
+    // Answered from the profile the SM-DP+ released (ES2+ has no read function): no upstream call, nothing new published.
+    expect(supplier.callsFor(orderId)).toBe(1);
     expect(await env.results(orderId)).toHaveLength(1);
   });
 

@@ -75,7 +75,7 @@ describe('a supplier that never answers', () => {
     await until(() => silent.settled(), 'the consumer to acknowledge the event');
     expect((await silent.results(orderId)).map((r) => r.data)).toEqual([{ orderId, reason: failureReasons.retryWindowOver }]);
     const call = await silent.supplierCall(orderId);
-    expect(call).toMatchObject({ state: 'failed', lastStatusCode: null, lastError: 'no answer within 200 ms' });
+    expect(call).toMatchObject({ state: 'failed', lastStatusCode: null, lastError: 'SM-DP+ DownloadOrder: no answer within 200 ms' });
     expect(call?.attempts).toBeGreaterThan(1);
   });
 });

@@ -27,6 +27,24 @@ const schema = z.object({
    * API answers 503 not_configured.
    */
   SUPPLIER_NOTIFICATION_URL: optional(z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })),
+  /**
+   * The platform's ES2+ HandleDownloadProgressInfo URL (provisioning's
+   * ES2_NOTIFY_PORT, `…/gsma/rsp2/es2plus/handleDownloadProgressInfo`):
+   * the SM-DP+ side reports installs and deletions there. Unset: installs
+   * are reported as the connectivity provider's first attach instead.
+   */
+  SMDP_NOTIFY_URL: optional(z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })),
+  /** The SM-DP+'s functionRequesterIdentifier on its callbacks. */
+  SMDP_SIM_REQUESTER_ID: z.string().min(1).default('supplier-sim-smdp'),
+  /**
+   * PEM files: with all three, the SM-DP+ side also listens over mutual TLS
+   * on SUPPLIER_SIM_TLS_PORT (its server identity; callers' certificates
+   * must chain to the CA) and presents the same identity on its callbacks.
+   */
+  SUPPLIER_SIM_TLS_CERT: optional(z.string().min(1)),
+  SUPPLIER_SIM_TLS_KEY: optional(z.string().min(1)),
+  SUPPLIER_SIM_TLS_CA: optional(z.string().min(1)),
+  SUPPLIER_SIM_TLS_PORT: z.coerce.number().int().min(0).max(65_535).default(0),
   /** Signs every notification (X-Supplier-Signature); the gateway verifies with the same secret. */
   SUPPLIER_CALLBACK_SECRET: z.string().min(16, 'must be at least 16 characters'),
   /** The folder of the simulator's state file: its eSIMs, bundles and use survive a restart. */

@@ -20,6 +20,8 @@ describe('bundle sizes', () => {
     expect(await view(sized.iccid)).toEqual({
       iccid: sized.iccid,
       status: 'released',
+      eid: null,
+      suspended: false,
       bundles: [{ reference: sized.reference, sku: 'ESIM-FR-5GB-30D', dataMb: 5120, dataUsedMb: 0, validityDays: 7, status: 'queued', activatedAt: null, expiresAt: null }],
     });
     const plain = await newEsim(sim);

@@ -1,6 +1,6 @@
 import { esimStatuses } from '@esim/vocabulary';
 import type { Client } from '../../shared/api.js';
-import { coverage, percentOf } from '../../shared/esim.js';
+import { coverage, lastErrorText, percentOf } from '../../shared/esim.js';
 import { formatData, formatDateTime, humanize } from '../../shared/format.js';
 import { href, navigate, pageOf, withParams, type Route } from '../../shared/router.js';
 import { useTitle } from '../../shared/shell.js';
@@ -41,7 +41,17 @@ export function EsimsPage({ api, route }: { api: Client; route: Route }) {
               empty="No eSIMs."
               columns={[
                 { label: 'ICCID', render: (e) => <a href={href('orders', e.orderId)}>{e.iccid}</a> },
-                { label: 'Status', render: (e) => <Badge value={e.status} /> },
+                {
+                  label: 'Status',
+                  render: (e) => (
+                    <>
+                      <Badge value={e.status} />
+                      {e.suspended ? <Badge value="suspended" /> : null}
+                    </>
+                  ),
+                },
+                { label: 'EID', render: (e) => (e.eid ? <code>{e.eid}</code> : '—') },
+                { label: 'Last failed install', render: (e) => lastErrorText(e) },
                 { label: 'Coverage', render: (e) => coverage(e) },
                 { label: 'Current bundle', render: (e) => currentBundle(e)?.planName ?? '—' },
                 {

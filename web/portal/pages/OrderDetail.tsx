@@ -1,5 +1,6 @@
 import { useEffect } from 'preact/hooks';
 import type { Client } from '../../shared/api.js';
+import { useAction } from '../../shared/actions.js';
 import { EsimState } from '../../shared/esim.js';
 import { formatDateTime } from '../../shared/format.js';
 import { formatMoney } from '../../shared/money.js';
@@ -133,6 +134,7 @@ function AfterTheSale({ api, order, iccid }: { api: Client; order: Order; iccid:
               <button type="button" class="secondary" onClick={esim.reload}>
                 Refresh use
               </button>
+              <SuspensionButton api={api} esim={e} onDone={esim.reload} />
             </div>
           </EsimState>
           <TopUpPanel api={api} esim={e} order={order} />
@@ -140,5 +142,34 @@ function AfterTheSale({ api, order, iccid }: { api: Client; order: Order; iccid:
         </>
       )}
     </Loaded>
+  );
+}
+
+/** Suspend (a lost or stolen device) or resume the eSIM's data (§13); not offered for a cancelled or deleted eSIM. */
+function SuspensionButton({ api, esim, onDone }: { api: Client; esim: Esim; onDone: () => void }) {
+  const action = useAction();
+  if (esim.status === 'cancelled' || esim.status === 'deleted') return null;
+  const verb = esim.suspended ? 'resume' : 'suspend';
+  return (
+    <>
+      <button
+        type="button"
+        class="secondary"
+        disabled={action.pending}
+        onClick={() =>
+          void action.run({
+            confirm: esim.suspended ? 'Resume data on this eSIM?' : 'Suspend data on this eSIM? The traveller loses data until you resume it.',
+            action: () => api.post<Esim>(`/partner/me/esims/${encodeURIComponent(esim.iccid)}/${verb}`),
+            done: () => {
+              onDone();
+              return esim.suspended ? 'Data resumed.' : 'Data suspended.';
+            },
+          })
+        }
+      >
+        {esim.suspended ? 'Resume data' : 'Suspend data'}
+      </button>
+      {action.feedback}
+    </>
   );
 }

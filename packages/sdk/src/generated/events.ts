@@ -38,13 +38,24 @@ export interface components {
                     }[];
                     countries: string[];
                     createdAt: string;
+                    /** @default null */
+                    eid: string | null;
                     iccid: string;
+                    /** @default null */
+                    lastError: {
+                        at: string;
+                        message: string | null;
+                        notificationPoint: number;
+                        reasonCode: string | null;
+                    } | null;
                     matchingId: string;
                     orderId: string;
                     region: string | null;
                     smdpAddress: string;
                     /** @enum {string} */
-                    status: "released" | "installed" | "cancelled";
+                    status: "released" | "installed" | "cancelled" | "deleted";
+                    /** @default false */
+                    suspended: boolean;
                     updatedAt: string;
                     usage: {
                         dataRemainingMb: number;
@@ -58,6 +69,59 @@ export interface components {
             id: string;
             /** @constant */
             type: "esim.bundle_expired";
+        };
+        EsimDeletedEvent: {
+            /** @description When it happened, ISO 8601 */
+            createdAt: string;
+            data: {
+                esim: {
+                    activationCode: string;
+                    appleInstallUrl: string;
+                    bundles: {
+                        activatedAt: string | null;
+                        dataMb: number;
+                        dataUsedMb: number;
+                        expiresAt: string | null;
+                        orderId: string;
+                        planId: string;
+                        planName: string;
+                        /** @enum {string} */
+                        status: "queued" | "active" | "depleted" | "expired" | "cancelled";
+                        validityDays: number;
+                    }[];
+                    countries: string[];
+                    createdAt: string;
+                    /** @default null */
+                    eid: string | null;
+                    iccid: string;
+                    /** @default null */
+                    lastError: {
+                        at: string;
+                        message: string | null;
+                        notificationPoint: number;
+                        reasonCode: string | null;
+                    } | null;
+                    matchingId: string;
+                    orderId: string;
+                    region: string | null;
+                    smdpAddress: string;
+                    /** @enum {string} */
+                    status: "released" | "installed" | "cancelled" | "deleted";
+                    /** @default false */
+                    suspended: boolean;
+                    updatedAt: string;
+                    usage: {
+                        dataRemainingMb: number;
+                        dataTotalMb: number;
+                        dataUsedMb: number;
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
+            id: string;
+            /** @constant */
+            type: "esim.deleted";
         };
         EsimInstalledEvent: {
             /** @description When it happened, ISO 8601 */
@@ -80,13 +144,24 @@ export interface components {
                     }[];
                     countries: string[];
                     createdAt: string;
+                    /** @default null */
+                    eid: string | null;
                     iccid: string;
+                    /** @default null */
+                    lastError: {
+                        at: string;
+                        message: string | null;
+                        notificationPoint: number;
+                        reasonCode: string | null;
+                    } | null;
                     matchingId: string;
                     orderId: string;
                     region: string | null;
                     smdpAddress: string;
                     /** @enum {string} */
-                    status: "released" | "installed" | "cancelled";
+                    status: "released" | "installed" | "cancelled" | "deleted";
+                    /** @default false */
+                    suspended: boolean;
                     updatedAt: string;
                     usage: {
                         dataRemainingMb: number;
@@ -100,6 +175,165 @@ export interface components {
             id: string;
             /** @constant */
             type: "esim.installed";
+        };
+        EsimInstallFailedEvent: {
+            /** @description When it happened, ISO 8601 */
+            createdAt: string;
+            data: {
+                esim: {
+                    activationCode: string;
+                    appleInstallUrl: string;
+                    bundles: {
+                        activatedAt: string | null;
+                        dataMb: number;
+                        dataUsedMb: number;
+                        expiresAt: string | null;
+                        orderId: string;
+                        planId: string;
+                        planName: string;
+                        /** @enum {string} */
+                        status: "queued" | "active" | "depleted" | "expired" | "cancelled";
+                        validityDays: number;
+                    }[];
+                    countries: string[];
+                    createdAt: string;
+                    /** @default null */
+                    eid: string | null;
+                    iccid: string;
+                    /** @default null */
+                    lastError: {
+                        at: string;
+                        message: string | null;
+                        notificationPoint: number;
+                        reasonCode: string | null;
+                    } | null;
+                    matchingId: string;
+                    orderId: string;
+                    region: string | null;
+                    smdpAddress: string;
+                    /** @enum {string} */
+                    status: "released" | "installed" | "cancelled" | "deleted";
+                    /** @default false */
+                    suspended: boolean;
+                    updatedAt: string;
+                    usage: {
+                        dataRemainingMb: number;
+                        dataTotalMb: number;
+                        dataUsedMb: number;
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
+            id: string;
+            /** @constant */
+            type: "esim.install_failed";
+        };
+        EsimResumedEvent: {
+            /** @description When it happened, ISO 8601 */
+            createdAt: string;
+            data: {
+                esim: {
+                    activationCode: string;
+                    appleInstallUrl: string;
+                    bundles: {
+                        activatedAt: string | null;
+                        dataMb: number;
+                        dataUsedMb: number;
+                        expiresAt: string | null;
+                        orderId: string;
+                        planId: string;
+                        planName: string;
+                        /** @enum {string} */
+                        status: "queued" | "active" | "depleted" | "expired" | "cancelled";
+                        validityDays: number;
+                    }[];
+                    countries: string[];
+                    createdAt: string;
+                    /** @default null */
+                    eid: string | null;
+                    iccid: string;
+                    /** @default null */
+                    lastError: {
+                        at: string;
+                        message: string | null;
+                        notificationPoint: number;
+                        reasonCode: string | null;
+                    } | null;
+                    matchingId: string;
+                    orderId: string;
+                    region: string | null;
+                    smdpAddress: string;
+                    /** @enum {string} */
+                    status: "released" | "installed" | "cancelled" | "deleted";
+                    /** @default false */
+                    suspended: boolean;
+                    updatedAt: string;
+                    usage: {
+                        dataRemainingMb: number;
+                        dataTotalMb: number;
+                        dataUsedMb: number;
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
+            id: string;
+            /** @constant */
+            type: "esim.resumed";
+        };
+        EsimSuspendedEvent: {
+            /** @description When it happened, ISO 8601 */
+            createdAt: string;
+            data: {
+                esim: {
+                    activationCode: string;
+                    appleInstallUrl: string;
+                    bundles: {
+                        activatedAt: string | null;
+                        dataMb: number;
+                        dataUsedMb: number;
+                        expiresAt: string | null;
+                        orderId: string;
+                        planId: string;
+                        planName: string;
+                        /** @enum {string} */
+                        status: "queued" | "active" | "depleted" | "expired" | "cancelled";
+                        validityDays: number;
+                    }[];
+                    countries: string[];
+                    createdAt: string;
+                    /** @default null */
+                    eid: string | null;
+                    iccid: string;
+                    /** @default null */
+                    lastError: {
+                        at: string;
+                        message: string | null;
+                        notificationPoint: number;
+                        reasonCode: string | null;
+                    } | null;
+                    matchingId: string;
+                    orderId: string;
+                    region: string | null;
+                    smdpAddress: string;
+                    /** @enum {string} */
+                    status: "released" | "installed" | "cancelled" | "deleted";
+                    /** @default false */
+                    suspended: boolean;
+                    updatedAt: string;
+                    usage: {
+                        dataRemainingMb: number;
+                        dataTotalMb: number;
+                        dataUsedMb: number;
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
+            id: string;
+            /** @constant */
+            type: "esim.suspended";
         };
         EsimUsageThresholdEvent: {
             /** @description When it happened, ISO 8601 */
@@ -134,13 +368,24 @@ export interface components {
                     }[];
                     countries: string[];
                     createdAt: string;
+                    /** @default null */
+                    eid: string | null;
                     iccid: string;
+                    /** @default null */
+                    lastError: {
+                        at: string;
+                        message: string | null;
+                        notificationPoint: number;
+                        reasonCode: string | null;
+                    } | null;
                     matchingId: string;
                     orderId: string;
                     region: string | null;
                     smdpAddress: string;
                     /** @enum {string} */
-                    status: "released" | "installed" | "cancelled";
+                    status: "released" | "installed" | "cancelled" | "deleted";
+                    /** @default false */
+                    suspended: boolean;
                     updatedAt: string;
                     usage: {
                         dataRemainingMb: number;
@@ -250,7 +495,7 @@ export interface components {
                     description: string;
                     disabledReason: string | null;
                     enabled: boolean;
-                    eventTypes: ("payment.paid" | "provision.provisioned" | "provision.failed" | "wallet.credited" | "webhook.test" | "esim.installed" | "esim.usage_threshold" | "esim.bundle_expired" | "order.cancelled" | "wallet.balance_low" | "webhook.endpoint_disabled")[] | null;
+                    eventTypes: ("payment.paid" | "provision.provisioned" | "provision.failed" | "wallet.credited" | "webhook.test" | "esim.installed" | "esim.usage_threshold" | "esim.bundle_expired" | "order.cancelled" | "wallet.balance_low" | "webhook.endpoint_disabled" | "esim.install_failed" | "esim.deleted" | "esim.suspended" | "esim.resumed")[] | null;
                     id: string;
                     livemode: boolean;
                     url: string;
@@ -261,7 +506,7 @@ export interface components {
             /** @constant */
             type: "webhook.endpoint_disabled";
         };
-        WebhookEvent: components["schemas"]["PaymentPaidEvent"] | components["schemas"]["ProvisionProvisionedEvent"] | components["schemas"]["ProvisionFailedEvent"] | components["schemas"]["WalletCreditedEvent"] | components["schemas"]["WebhookTestEvent"] | components["schemas"]["EsimInstalledEvent"] | components["schemas"]["EsimUsageThresholdEvent"] | components["schemas"]["EsimBundleExpiredEvent"] | components["schemas"]["OrderCancelledEvent"] | components["schemas"]["WalletBalanceLowEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"];
+        WebhookEvent: components["schemas"]["PaymentPaidEvent"] | components["schemas"]["ProvisionProvisionedEvent"] | components["schemas"]["ProvisionFailedEvent"] | components["schemas"]["WalletCreditedEvent"] | components["schemas"]["WebhookTestEvent"] | components["schemas"]["EsimInstalledEvent"] | components["schemas"]["EsimUsageThresholdEvent"] | components["schemas"]["EsimBundleExpiredEvent"] | components["schemas"]["OrderCancelledEvent"] | components["schemas"]["WalletBalanceLowEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["EsimInstallFailedEvent"] | components["schemas"]["EsimDeletedEvent"] | components["schemas"]["EsimSuspendedEvent"] | components["schemas"]["EsimResumedEvent"];
         WebhookOrder: {
             clientRequestId: string;
             createdAt: string;

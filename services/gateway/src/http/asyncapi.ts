@@ -22,6 +22,10 @@ const summaries: Record<string, string> = {
   'order.cancelled': 'A cancellation and its refund are recorded',
   'wallet.balance_low': 'A debit took your wallet below your lowBalanceThreshold (once per crossing)',
   'webhook.endpoint_disabled': 'One of your webhook endpoints was disabled for failing (sent to your other endpoints)',
+  'esim.install_failed': 'The SM-DP+ reports a failed download or installation (the eSIM stays released; see lastError)',
+  'esim.deleted': 'The SM-DP+ reports the profile deleted from the device',
+  'esim.suspended': 'You suspended the eSIM (POST /partner/esims/{iccid}/suspend)',
+  'esim.resumed': 'You resumed the eSIM (POST /partner/esims/{iccid}/resume)',
 };
 
 /** `esim.usage_threshold` → `EsimUsageThresholdEvent`. */

@@ -1,5 +1,5 @@
 import { AppError, type ErrorCode } from '@esim/errors';
-import { isId, type IdPrefix } from '@esim/ids';
+import { iccidPattern, isId, type IdPrefix } from '@esim/ids';
 
 /**
  * An id that cannot name a resource answers like an unknown one (§3: 404,
@@ -10,8 +10,8 @@ export function idOrNotFound(prefix: IdPrefix, code: ErrorCode & `${string}NOT_F
   return id;
 }
 
-/** An ICCID is 18–22 digits (§3); anything else names no eSIM: 404 ESIM_NOT_FOUND without asking the orders service. */
-export const iccidPattern = /^\d{18,22}$/;
+/** An ICCID is 18–22 digits (§3, @esim/ids); anything else names no eSIM: 404 ESIM_NOT_FOUND without asking the orders service. */
+export { iccidPattern };
 
 export function iccidOrNotFound(iccid: string): string {
   if (!iccidPattern.test(iccid)) throw new AppError('ESIM_NOT_FOUND', `No eSIM ${iccid.slice(0, 64)}.`);

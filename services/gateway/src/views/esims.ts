@@ -39,7 +39,7 @@ export const esimStateView = component(
   z.object({
     iccid: z.string(),
     orderId: z.string().describe('The order that issued it'),
-    status: z.enum(esimStatuses).describe('released (never downloaded) → installed; cancelled when its first order was'),
+    status: z.enum(esimStatuses).describe('released (never downloaded) → installed → deleted (from the device); cancelled when its first order was'),
     smdpAddress: z.string(),
     matchingId: z.string(),
     activationCode: z.string().describe('GSMA SGP.22 LPA string'),
@@ -48,6 +48,17 @@ export const esimStateView = component(
     region: z.string().nullable(),
     usage: usageView,
     bundles: z.array(bundleView).describe('In purchase order; one active at a time, the oldest queued one starts when it ends'),
+    eid: z.string().nullable().describe('The device’s EID once the SM-DP+ reported it'),
+    lastError: z
+      .object({
+        at: z.string(),
+        notificationPoint: z.number().int().describe('SGP.22 ES2+ notification point: 2 confirmation, 3 BPP download, 4 BPP installation'),
+        reasonCode: z.string().nullable().describe('SGP.22 reason code, e.g. 4.2'),
+        message: z.string().nullable(),
+      })
+      .nullable()
+      .describe('The last failed download or installation the SM-DP+ reported; null when none'),
+    suspended: z.boolean().describe('Data stopped by POST /partner/esims/{iccid}/suspend'),
     createdAt: z.string(),
     updatedAt: z.string(),
   }),
@@ -90,6 +101,11 @@ export function toEsimView(esim: ordersV1.EsimView): z.input<typeof esimStateVie
       updatedAt: usage?.updatedAt || esim.updatedAt,
     },
     bundles: esim.bundles.map(toBundleView),
+    eid: esim.eid ?? null,
+    lastError: esim.lastError
+      ? { at: esim.lastError.at, notificationPoint: esim.lastError.notificationPoint, reasonCode: esim.lastError.reasonCode ?? null, message: esim.lastError.message ?? null }
+      : null,
+    suspended: esim.suspended,
     createdAt: esim.createdAt,
     updatedAt: esim.updatedAt,
   };

@@ -20,6 +20,8 @@ export interface Provisioning {
   revokeBundle(request: { reference: string; iccid: string; firstBundle: boolean }): Promise<RevokeOutcome>;
   /** What provisioning knows of the order (GetProvisioning); UNAVAILABLE when it or the supplier cannot answer now. */
   provisioningState(orderId: string): Promise<ProvisioningState>;
+  /** Stops or restarts data on the eSIM at the connectivity provider; `done: false` when it refuses (unknown, revoked); UNAVAILABLE when unreachable. */
+  setSuspended(request: { iccid: string; suspended: boolean }): Promise<{ done: true; suspended: boolean } | { done: false; detail: string }>;
   close(): void;
 }
 
@@ -55,6 +57,12 @@ export function provisioningClient(address: string, tls?: TlsFiles): Provisionin
         default:
           throw new Error(`GetProvisioning answered state ${answer.state}`);
       }
+    },
+    async setSuspended(request) {
+      const answer = await client.setSuspended(request, { deadlineMs: revokeDeadlineMs });
+      if (answer.outcome === provisioningV1.SuspensionOutcome.DONE) return { done: true, suspended: answer.suspended };
+      if (answer.outcome === provisioningV1.SuspensionOutcome.NOT_SUSPENDABLE) return { done: false, detail: answer.detail };
+      throw new Error(`SetSuspended answered outcome ${answer.outcome}`);
     },
     close: () => client.close(),
   };

@@ -1,10 +1,10 @@
 import type { partnerBundleView, partnerEsimView, partnerOrderView } from '@esim/events';
 import type { z } from 'zod';
-import { usageOf, type BundleRecord, type EsimState } from './esim.js';
+import { usageOf, type BundleRecord, type EsimState } from '../esims/esim.js';
 import { appleInstallUrlOf, shownFailureReason, type VisibleOrder } from './order.js';
 
 export type PartnerOrderView = z.input<typeof partnerOrderView>;
-export type PartnerEsimView = z.input<typeof partnerEsimView>;
+export type PartnerEsimView = z.output<typeof partnerEsimView>;
 export type PartnerBundleView = z.input<typeof partnerBundleView>;
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
@@ -72,6 +72,9 @@ export function partnerEsimViewOf(state: EsimState): PartnerEsimView {
     region: esim.region,
     usage: { ...usage, updatedAt: usage.updatedAt.toISOString() },
     bundles: bundles.map(partnerBundleViewOf),
+    eid: esim.eid,
+    lastError: esim.lastError ? { ...esim.lastError, at: esim.lastError.at.toISOString() } : null,
+    suspended: esim.suspended,
     createdAt: esim.createdAt.toISOString(),
     updatedAt: esim.updatedAt.toISOString(),
   };

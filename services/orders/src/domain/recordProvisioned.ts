@@ -7,7 +7,7 @@ import { orderTimeToProvisioned, ordersProvisioned } from './metrics.js';
 import type { VisibleOrder } from './order.js';
 import { partnerOrderViewOf } from './partnerView.js';
 import { qrCodeOf } from './qrCode.js';
-import { recordEsim } from './recordEsim.js';
+import { esimLifecycle } from '../esims/lifecycle.js';
 
 /** The consumer of provisioning.succeeded: applyProvisioned, in its exactly-once transaction. */
 export function recordProvisioned(logger: Logger) {
@@ -50,7 +50,7 @@ export async function applyProvisioned(
     payload: { order: partnerOrderViewOf(provisioned) },
   });
   // After provision.provisioned: notifications that arrived early announce their effects after it.
-  await recordEsim(db, logger, provisioned);
+  await esimLifecycle.recordProvisioned(db, logger, provisioned);
   ordersProvisioned.add(1);
   orderTimeToProvisioned.record(Math.max(0, Date.now() - provisioned.createdAt.getTime()));
   logger.info({ ...orderLogFields(provisioned), supplierReference, ...source }, 'order provisioned');

@@ -2,7 +2,7 @@ import { pageWindow, type PageWindow } from '@esim/postgres';
 import { validationError, type FieldError } from '@esim/errors';
 import { isId } from '@esim/ids';
 import { isOneOf, orderStatuses, tiers, type OrderStatus } from '@esim/vocabulary';
-import { iccidPattern } from './esim.js';
+import { iccidPattern } from '../esims/esim.js';
 import type { OrderRequest } from './order.js';
 
 /**

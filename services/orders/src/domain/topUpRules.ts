@@ -2,7 +2,7 @@ import { AppError, validationError } from '@esim/errors';
 import type { Queryable } from '@esim/postgres';
 import { findEsim } from '../store/esimStore.js';
 import { findOrder } from '../store/orderStore.js';
-import { iccidPattern, type EsimRecord } from './esim.js';
+import { iccidPattern, type EsimRecord } from '../esims/esim.js';
 
 /**
  * The eSIM a top-up may add a bundle to (contract §13): the partner's own,

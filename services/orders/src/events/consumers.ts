@@ -2,6 +2,7 @@ import type { ServiceContext } from '@esim/service';
 import { recordProvisioned } from '../domain/recordProvisioned.js';
 import { recordProvisioningFailure } from '../domain/recordProvisioningFailure.js';
 import { recordRefund } from '../domain/recordRefund.js';
+import { esimLifecycle } from '../esims/lifecycle.js';
 import type { Config } from '../config.js';
 
 /**
@@ -20,4 +21,6 @@ export async function startConsumers({ consume, logger }: ServiceContext<Config>
   await consume({ durable: 'orders_provisioning_succeeded', type: 'provisioning.succeeded', ...delivery }, recordProvisioned(logger));
   await consume({ durable: 'orders_provisioning_failed', type: 'provisioning.failed', ...delivery }, recordProvisioningFailure(logger));
   await consume({ durable: 'orders_wallet_refunded', type: 'wallet.order.refunded', ...delivery }, recordRefund(logger));
+  // The eSIM lifecycle: the SM-DP+'s reports (contract §8).
+  await consume({ durable: 'orders_esim_progress', type: 'provisioning.esim.progress', ...delivery }, esimLifecycle.recordSmdpReport(logger));
 }

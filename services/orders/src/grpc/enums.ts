@@ -23,6 +23,7 @@ const esimStatuses: Record<EsimStatus, ordersV1.EsimStatus> = {
   released: ordersV1.EsimStatus.RELEASED,
   installed: ordersV1.EsimStatus.INSTALLED,
   cancelled: ordersV1.EsimStatus.CANCELLED,
+  deleted: ordersV1.EsimStatus.DELETED,
 };
 
 const bundleStatuses: Record<BundleStatus, ordersV1.BundleStatus> = {

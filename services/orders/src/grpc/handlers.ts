@@ -3,10 +3,9 @@ import type { ordersV1 } from '@esim/proto';
 import { cancelOrder } from '../domain/cancelOrder.js';
 import { createOrder } from '../domain/createOrder.js';
 import type { OrdersDeps } from '../domain/deps.js';
-import { getEsim, listEsims } from '../domain/esimReads.js';
 import { getOrder } from '../domain/getOrder.js';
 import { listOrders } from '../domain/listOrders.js';
-import { recordSupplierNotification } from '../domain/recordSupplierNotification.js';
+import { esimLifecycle } from '../esims/lifecycle.js';
 import { esimStatusFilter, notificationTypeFromProto, orderStatusFilter } from './enums.js';
 import { esimMessage, orderMessage } from './views.js';
 
@@ -31,14 +30,17 @@ export function ordersHandlers(deps: OrdersDeps): ServiceHandlers<OrdersMethods>
       return { order: orderMessage(order), refundedAmount: BigInt(refundedAmount), alreadyCancelled };
     },
     async getEsim(request) {
-      return esimMessage(await getEsim(deps.pool, request));
+      return esimMessage(await esimLifecycle.getEsim(deps.pool, request));
     },
     async listEsims(request) {
-      const { esims, total } = await listEsims(deps.pool, { ...request, status: esimStatusFilter(request.status) });
+      const { esims, total } = await esimLifecycle.listEsims(deps.pool, { ...request, status: esimStatusFilter(request.status) });
       return { esims: esims.map(esimMessage), total };
     },
+    async setEsimSuspended(request) {
+      return esimMessage(await esimLifecycle.setSuspended(deps, request));
+    },
     async recordSupplierNotification(request) {
-      return recordSupplierNotification(deps, { ...request, type: notificationTypeFromProto(request.type) });
+      return esimLifecycle.recordSupplierNotification(deps, { ...request, type: notificationTypeFromProto(request.type) });
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { ServiceHandlers } from '@esim/grpc';
 import type { ordersV1 } from '@esim/proto';
-import { usageOf, type EsimState } from '../domain/esim.js';
+import { usageOf, type EsimState } from '../esims/esim.js';
 import { appleInstallUrlOf, shownFailureReason, type VisibleOrder } from '../domain/order.js';
 import { bundleStatusToProto, esimStatusToProto, orderKindToProto, orderStatusToProto } from './enums.js';
 
@@ -70,5 +70,15 @@ export function esimMessage(state: EsimState): EsimViewInit {
     createdAt: esim.createdAt.toISOString(),
     updatedAt: esim.updatedAt.toISOString(),
     installedAt: iso(esim.installedAt),
+    eid: esim.eid ?? undefined,
+    lastError: esim.lastError
+      ? {
+          at: esim.lastError.at.toISOString(),
+          notificationPoint: esim.lastError.notificationPoint,
+          reasonCode: esim.lastError.reasonCode ?? undefined,
+          message: esim.lastError.message ?? undefined,
+        }
+      : undefined,
+    suspended: esim.suspended,
   };
 }

@@ -1,11 +1,11 @@
 import type { Queryable } from '@esim/postgres';
 import type { BundleStatus, EsimStatus } from '@esim/vocabulary';
-import type { BundleRecord, EsimRecord, EsimState } from '../domain/esim.js';
+import type { BundleRecord, EsimRecord, EsimState } from '../esims/esim.js';
 
 /** SQL for orders.esims and orders.bundles; nothing outside src/store writes SQL against them. */
 
 const esimColumns = `iccid, partner_id, order_id, status, smdp_address, matching_id, activation_code, countries, region, installed_at,
-  usage_updated_at, created_at, updated_at`;
+  usage_updated_at, created_at, updated_at, eid, last_error, suspended, deleted_at`;
 const bundleColumns = `order_id, iccid, seq, plan_id, plan_name, data_mb, data_used_mb, validity_days, status, activated_at, expires_at,
   threshold_80_at, threshold_100_at`;
 
@@ -23,6 +23,10 @@ interface EsimRow {
   usage_updated_at: Date | null;
   created_at: Date;
   updated_at: Date;
+  eid: string | null;
+  last_error: { at: string; notificationPoint: number; reasonCode: string | null; message: string | null } | null;
+  suspended: boolean;
+  deleted_at: Date | null;
 }
 
 interface BundleRow {
@@ -55,6 +59,10 @@ const toEsim = (row: EsimRow): EsimRecord => ({
   usageUpdatedAt: row.usage_updated_at,
   createdAt: row.created_at,
   updatedAt: row.updated_at,
+  eid: row.eid,
+  lastError: row.last_error ? { ...row.last_error, at: new Date(row.last_error.at) } : null,
+  suspended: row.suspended,
+  deletedAt: row.deleted_at,
 });
 
 const toBundle = (row: BundleRow): BundleRecord => ({
@@ -125,8 +133,20 @@ export async function insertBundle(db: Queryable, bundle: NewBundle): Promise<bo
 /** Writes an eSIM's changed fields back (the caller holds the eSIM's lock). */
 export async function saveEsim(db: Queryable, esim: EsimRecord): Promise<void> {
   await db.query(
-    `UPDATE orders.esims SET status = $2, installed_at = $3, usage_updated_at = $4, updated_at = $5 WHERE iccid = $1`,
-    [esim.iccid, esim.status, esim.installedAt, esim.usageUpdatedAt, esim.updatedAt],
+    `UPDATE orders.esims SET status = $2, installed_at = $3, usage_updated_at = $4, updated_at = $5, eid = $6, last_error = $7, suspended = $8,
+       deleted_at = $9
+     WHERE iccid = $1`,
+    [
+      esim.iccid,
+      esim.status,
+      esim.installedAt,
+      esim.usageUpdatedAt,
+      esim.updatedAt,
+      esim.eid,
+      esim.lastError ? JSON.stringify({ ...esim.lastError, at: esim.lastError.at.toISOString() }) : null,
+      esim.suspended,
+      esim.deletedAt,
+    ],
   );
 }
 

@@ -52,6 +52,11 @@ export async function startFakeProvisioning(): Promise<FakeProvisioning> {
       fake.revoked.add(request.reference);
       return { outcome: provisioningV1.RevokeOutcome.REVOKED, detail: '' };
     },
+    async setSuspended(request) {
+      if (fake.mode === 'down') throw new AppError('UNAVAILABLE', 'the fake provider is down');
+      if (fake.mode === 'refuse') return { outcome: provisioningV1.SuspensionOutcome.NOT_SUSPENDABLE, suspended: false, detail: 'esim_revoked' };
+      return { outcome: provisioningV1.SuspensionOutcome.DONE, suspended: request.suspended, detail: '' };
+    },
     async getProvisioning(request) {
       fake.stateCalls.push(request.orderId);
       const known = fake.states.get(request.orderId);

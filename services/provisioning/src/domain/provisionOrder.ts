@@ -2,7 +2,8 @@ import { enqueueEvent, type EventEnvelope } from '@esim/events';
 import type { Pool, PoolClient } from '@esim/postgres';
 import { metrics, type Logger } from '@esim/telemetry';
 import { recordSupplierCall } from '../store/supplierCalls.js';
-import type { SupplierClient, SupplierResult } from '../supplier/supplierClient.js';
+import { cancelAtSmdp, obtainNewEsim, obtainTopUp, type ObtainResult } from './obtainEsim.js';
+import type { Upstreams } from './upstreams.js';
 import { retryWindowOver } from './retryPolicy.js';
 import { failureReasons, type SupplierRequest } from './supplierCall.js';
 
@@ -14,7 +15,7 @@ export class SupplierUnavailableError extends Error {
 }
 
 export interface ProvisionOrderDeps {
-  supplier: SupplierClient;
+  upstreams: Upstreams;
   /** For the attempt record that must survive the handler's rolled-back transaction. */
   pool: Pool;
   /** The service's schema, whose outbox carries the result. */
@@ -24,22 +25,25 @@ export interface ProvisionOrderDeps {
 }
 
 /**
- * Asks the supplier for the eSIM of one paid order (for a top-up, a bundle
- * on its existing eSIM) and publishes the outcome.
+ * Obtains the eSIM of one paid order from the two upstreams (contract §8:
+ * the SM-DP+ makes the profile over ES2+, the connectivity provider adds
+ * the bundle; for a top-up only the latter) and publishes the outcome.
  * It runs inside `exactlyOnce`'s transaction: the supplier_calls row, the
  * outbox event and the processed-event claim commit together, and the ack
  * follows the commit. The guarantee:
- * - the supplier is keyed by the order id, so however often we call it, the
- *   order has at most one eSIM;
- * - a crash (or a lost commit) between the supplier's answer and our commit
- *   leaves nothing committed; the redelivery calls the supplier again with
- *   the same reference and gets the same eSIM back, so exactly one result
- *   event is committed per event id;
+ * - each upstream step's answer is kept on its own connection as soon as
+ *   it arrives (obtainEsim.ts), and every call is keyed (the SM-DP+ by the
+ *   functionCallIdentifier chosen for it, the provider by the order id), so
+ *   however often we try, the order has at most one profile and one bundle;
+ * - a crash (or a lost commit) before our commit leaves no result
+ *   committed; the redelivery resumes from the kept steps and publishes the
+ *   same eSIM, so exactly one result event is committed per event id;
  * - a transient failure inside the window records the attempt on its own
  *   connection (best effort, outside the transaction that rolls back) and
  *   throws, so the message is redelivered after the backoff;
- * - past the window (measured from payment), or on a rejection, the order
- *   fails for good with a reason a partner may read; the detail stays in
+ * - past the window (measured from payment), or on a permanent refusal, the
+ *   order fails for good with a reason a partner may read, and a profile
+ *   reserved for it is cancelled at the SM-DP+; the detail stays in
  *   supplier_calls for operators.
  * Two events for the same order (a republish beyond the stream's duplicate
  * window) both get the same eSIM; the orders service applies the first.
@@ -52,10 +56,12 @@ export function provisionOrder(deps: ProvisionOrderDeps): (event: EventEnvelope<
     // Recorded with every attempt, so GetProvisioning can ask the supplier again exactly this.
     const request: SupplierRequest = { kind, targetIccid: kind === 'topup' ? iccid : null, dataMb: dataMb ?? null, validityDays: validityDays ?? null };
     // A top-up adds a bundle to its eSIM (contract §13); the supplier answers that eSIM's profile, keyed by the same reference.
+    const upstream = { upstreams: deps.upstreams, pool: deps.pool, logger: log };
+    const profileType = event.data.profileType ?? deps.upstreams.defaultProfileType;
     const result =
       kind === 'topup' && iccid !== null
-        ? await deps.supplier.addBundle({ iccid, sku, reference: orderId, ...size })
-        : await deps.supplier.requestEsim({ sku, reference: orderId, ...size });
+        ? await obtainTopUp(upstream, { orderId, iccid, sku, ...size })
+        : await obtainNewEsim(upstream, { orderId, sku, profileType, ...size });
 
     if (result.kind === 'issued') {
       const { esim } = result;
@@ -100,11 +106,18 @@ export function provisionOrder(deps: ProvisionOrderDeps): (event: EventEnvelope<
     db: PoolClient,
     event: EventEnvelope<'orders.order.paid'>,
     request: SupplierRequest,
-    result: Exclude<SupplierResult, { kind: 'issued' }>,
+    result: Exclude<ObtainResult, { kind: 'issued' }>,
     reason: string,
     log: Logger,
   ): Promise<void> {
     const { orderId, supplierSku: sku } = event.data;
+    // A reserved profile the order will never use goes back (best effort, on its own connection).
+    if (event.data.kind !== 'topup') {
+      const smdp = deps.upstreams.smdpFor(event.data.profileType ?? deps.upstreams.defaultProfileType);
+      await cancelAtSmdp({ upstreams: deps.upstreams, pool: deps.pool, logger: log }, smdp, orderId, 'Available').catch((error: unknown) =>
+        log.warn({ err: error }, 'could not cancel the SM-DP+ order'),
+      );
+    }
     const attempts = await recordSupplierCall(db, {
       orderId,
       sku,

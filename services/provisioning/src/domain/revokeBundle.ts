@@ -1,33 +1,49 @@
 import { AppError, validationError, type FieldError } from '@esim/errors';
-import { isId } from '@esim/ids';
+import { isIccid, isId } from '@esim/ids';
+import type { Pool } from '@esim/postgres';
 import { metrics, type Logger } from '@esim/telemetry';
-import type { SupplierClient } from '../supplier/supplierClient.js';
+import { findSmdpOrder } from '../store/smdpOrders.js';
+import { cancelAtSmdp } from './obtainEsim.js';
+import type { Upstreams } from './upstreams.js';
 
 const revokes = metrics.getMeter('provisioning').createCounter('provisioning_revokes_total', { description: 'Bundle revocations asked of the supplier, by outcome' });
 
 export type RevokeOutcome = { revoked: true } | { revoked: false; detail: string };
 
 /**
- * The orders service cancels an order: the supplier revokes its bundle (for
- * a first bundle, the whole eSIM). Synchronous, because the partner waits
- * for the answer; idempotent at the supplier (a revoked bundle answers
- * revoked again), so the cancel saga may repeat it after a crash. A refusal
- * (used, installed, unknown) is an outcome; a transient failure is
- * UNAVAILABLE, safe to retry.
+ * The orders service cancels an order: the connectivity provider revokes
+ * its bundle (for a first bundle, the whole subscription), then, for a
+ * first bundle, the SM-DP+ cancels the never-downloaded profile (ES2+
+ * CancelOrder, finalProfileStatusIndicator Unavailable). Synchronous,
+ * because the partner waits for the answer; idempotent at both (a revoked
+ * bundle answers revoked again; CancelOrder is retried under the same call
+ * id and a cancelled order is not asked again), so the cancel saga may
+ * repeat it after a crash. A refusal (used, installed, unknown) is an
+ * outcome; a transient failure is UNAVAILABLE, safe to retry. The SM-DP+
+ * refusing for good (the profile was downloaded meanwhile) is logged: the
+ * bundle is revoked and the cancellation stands.
  */
 export async function revokeBundle(
-  deps: { supplier: SupplierClient; logger: Logger },
+  deps: { upstreams: Upstreams; pool: Pool; logger: Logger },
   request: { reference: string; iccid: string; firstBundle: boolean },
 ): Promise<RevokeOutcome> {
   const errors: FieldError[] = [];
   if (!isId('ord', request.reference)) errors.push({ path: 'reference', message: 'must be the bundle\'s order id (ord_…)' });
-  if (!/^\d{18,22}$/.test(request.iccid)) errors.push({ path: 'iccid', message: 'must be 18–22 digits' });
+  if (!isIccid(request.iccid)) errors.push({ path: 'iccid', message: 'must be 18–22 digits' });
   if (errors.length > 0) throw validationError(errors);
   const log = deps.logger.child({ orderId: request.reference, firstBundle: request.firstBundle });
-  const result = await deps.supplier.revokeBundle({ reference: request.reference });
+  const smdpOrder = request.firstBundle ? await findSmdpOrder(deps.pool, request.reference) : undefined;
+  const result = await deps.upstreams.connectivityFor(smdpOrder?.profileType ?? '').revokeBundle({ reference: request.reference });
   revokes.add(1, { outcome: result.kind === 'transient' ? result.cause : result.kind });
   if (result.kind === 'revoked') {
-    log.info('bundle revoked at the supplier');
+    log.info('bundle revoked at the connectivity provider');
+    if (smdpOrder && smdpOrder.state !== 'cancelled') {
+      const smdp = deps.upstreams.smdpFor(smdpOrder.profileType);
+      const cancelled = await cancelAtSmdp({ upstreams: deps.upstreams, pool: deps.pool, logger: log }, smdp, request.reference, 'Unavailable');
+      if (cancelled === 'transient') {
+        throw new AppError('UNAVAILABLE', 'The SM-DP+ could not be reached to cancel the profile; retry shortly.');
+      }
+    }
     return { revoked: true };
   }
   if (result.kind === 'refused') {

@@ -4,7 +4,8 @@ import { provisioningV1 } from '@esim/proto';
 import type { Logger } from '@esim/telemetry';
 import { getProvisioning, type ProvisioningView } from '../domain/getProvisioning.js';
 import { revokeBundle } from '../domain/revokeBundle.js';
-import type { SupplierClient } from '../supplier/supplierClient.js';
+import { setSuspended } from '../domain/setSuspended.js';
+import type { Upstreams } from '../domain/upstreams.js';
 
 type ProvisioningMethods = (typeof provisioningV1.ProvisioningService)['method'];
 
@@ -16,7 +17,7 @@ const states: Record<ProvisioningView['state'], provisioningV1.ProvisioningState
 };
 
 /** Transport only: each RPC converts its message, calls one use case, converts the answer. */
-export function provisioningHandlers(deps: { supplier: SupplierClient; pool: Pool; logger: Logger }): ServiceHandlers<ProvisioningMethods> {
+export function provisioningHandlers(deps: { upstreams: Upstreams; pool: Pool; logger: Logger }): ServiceHandlers<ProvisioningMethods> {
   return {
     async revokeBundle(request) {
       const outcome = await revokeBundle(deps, request);
@@ -24,8 +25,14 @@ export function provisioningHandlers(deps: { supplier: SupplierClient; pool: Poo
         ? { outcome: provisioningV1.RevokeOutcome.REVOKED, detail: '' }
         : { outcome: provisioningV1.RevokeOutcome.NOT_REVOKABLE, detail: outcome.detail };
     },
+    async setSuspended(request) {
+      const outcome = await setSuspended(deps, { iccid: request.iccid, suspended: request.suspended });
+      return outcome.done
+        ? { outcome: provisioningV1.SuspensionOutcome.DONE, suspended: outcome.suspended, detail: '' }
+        : { outcome: provisioningV1.SuspensionOutcome.NOT_SUSPENDABLE, suspended: false, detail: outcome.detail };
+    },
     async getProvisioning(request) {
-      const view = await getProvisioning({ db: deps.pool, supplier: deps.supplier, logger: deps.logger }, request.orderId);
+      const view = await getProvisioning({ db: deps.pool, upstreams: deps.upstreams, logger: deps.logger }, request.orderId);
       if (view.state === 'succeeded') {
         const { reference, iccid, smdpAddress, matchingId, activationCode } = view.esim;
         return { state: states.succeeded, esim: { supplierReference: reference, iccid, smdpAddress, matchingId, activationCode }, failureReason: '' };

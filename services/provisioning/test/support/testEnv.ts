@@ -41,7 +41,16 @@ export async function createTestEnv(): Promise<TestEnv> {
   return {
     databaseUrl: infra.databaseUrl,
     pool,
-    start: (env) => infra.start(provisioningService, { PROVISIONING_RETRY_BASE_MS: '50', PROVISIONING_RETRY_MAX_MS: '200', ...env }),
+    // The simulator plays both upstreams: SUPPLIER_URL (the connectivity provider's alias) names the SM-DP+ too unless SMDP_ES2_URL is given.
+    start: (env) =>
+      infra.start(provisioningService, {
+        PROVISIONING_RETRY_BASE_MS: '50',
+        PROVISIONING_RETRY_MAX_MS: '200',
+        ES2_NOTIFY_PORT: '0',
+        ES2_NOTIFY_HOST: '127.0.0.1',
+        ...(env.SUPPLIER_URL && !env.SMDP_ES2_URL ? { SMDP_ES2_URL: env.SUPPLIER_URL } : {}),
+        ...env,
+      }),
     publishPaid: (data, options = {}) =>
       infra.publish(
         'orders.order.paid',

@@ -12,11 +12,52 @@ const notificationId = () => `ntf_${randomBytes(12).toString('hex')}`;
  * here sends them. A revoked eSIM's profile is gone: nothing happens on it.
  */
 
-/** The profile is downloaded to a device; only the first time is news. */
+/** The profile is downloaded to a device; only the first time is news (the connectivity side's first attach). */
 export function install(esim: SimEsim, now: Date): SupplierNotification[] {
   if (esim.status !== 'released') return [];
   esim.status = 'installed';
   return [{ id: notificationId(), type: 'esim.installed', occurredAt: now.toISOString(), iccid: esim.iccid }];
+}
+
+const randomEid = () => `89049032${Array.from({ length: 24 }, () => Math.floor(Math.random() * 10)).join('')}`;
+
+function progress(esim: SimEsim, now: Date, point: number, status: 'Executed-Success' | 'Failed', reason?: { reasonCode: string; message: string }): SupplierNotification {
+  return {
+    id: notificationId(),
+    type: 'es2.progress',
+    occurredAt: now.toISOString(),
+    iccid: esim.iccid,
+    body: {
+      ...(esim.eid ? { eid: esim.eid } : {}),
+      iccid: esim.iccid,
+      profileType: esim.profileType || 'esim-data',
+      timestamp: now.toISOString(),
+      notificationPointId: point,
+      notificationPointStatus: reason ? { status, statusCodeData: { subjectCode: '8.1', reasonCode: reason.reasonCode, message: reason.message } } : { status },
+    },
+  };
+}
+
+/**
+ * The SM-DP+ side of a download (SGP.22 §5.3.5 notification points): the
+ * BPP is downloaded (point 3) and installed (point 4) on a device whose EID
+ * the SM-DP+ now knows; with `fail`, the installation fails (point 4,
+ * Failed) and the profile stays released. A profile not released (already
+ * installed, deleted, cancelled) reports nothing.
+ */
+export function installOverEs2(esim: SimEsim, now: Date, fail: boolean): SupplierNotification[] {
+  if (esim.status !== 'released') return [];
+  esim.eid ??= randomEid();
+  if (fail) return [progress(esim, now, 3, 'Executed-Success'), progress(esim, now, 4, 'Failed', { reasonCode: '4.2', message: 'BPP installation failed on the eUICC.' })];
+  esim.status = 'installed';
+  return [progress(esim, now, 3, 'Executed-Success'), progress(esim, now, 4, 'Executed-Success')];
+}
+
+/** The traveller deletes the profile from the device (reported as notification point 5); only an installed one can be. */
+export function deleteOverEs2(esim: SimEsim, now: Date): SupplierNotification[] {
+  if (esim.status !== 'installed') return [];
+  esim.status = 'deleted';
+  return [progress(esim, now, 5, 'Executed-Success')];
 }
 
 /**
@@ -27,7 +68,7 @@ export function install(esim: SimEsim, now: Date): SupplierNotification[] {
  * installs it first. One `bundle.usage` per bundle touched, cumulative.
  */
 export function use(esim: SimEsim, addMb: number, now: Date): SupplierNotification[] {
-  if (esim.status === 'revoked') return [];
+  if (esim.status !== 'released' && esim.status !== 'installed') return [];
   const notifications = install(esim, now);
   let remainingMb = addMb;
   while (remainingMb > 0) {
@@ -51,7 +92,7 @@ export function use(esim: SimEsim, addMb: number, now: Date): SupplierNotificati
 
 /** The active bundle's validity ends now; without an active bundle nothing happens. */
 export function expire(esim: SimEsim, now: Date): SupplierNotification[] {
-  if (esim.status === 'revoked') return [];
+  if (esim.status !== 'released' && esim.status !== 'installed') return [];
   const bundle = activeBundle(esim);
   if (!bundle) return [];
   bundle.status = 'expired';

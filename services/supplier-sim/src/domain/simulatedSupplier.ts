@@ -62,20 +62,51 @@ export class SimulatedSupplier {
     this.maxFlakyReferences = rules.maxFlakyReferences ?? 10_000;
   }
 
-  /** `POST /v1/esims`: a new eSIM whose first bundle is named by `reference`. */
-  order(sku: string, reference: string, size: BundleSize = {}): IssueAnswer {
+  /**
+   * `POST /v1/esims`: the first bundle, named by `reference`, on the ICCID
+   * the SM-DP+ issued (the simulator's own SM-DP+ side, or another one's:
+   * an unknown ICCID becomes a subscription here). Without an ICCID, the
+   * older supplier API: the simulator issues the profile itself.
+   */
+  order(sku: string, reference: string, size: BundleSize = {}, iccid?: string): IssueAnswer {
     if (this.failsAtRandom()) return unavailable;
     const existing = this.state.byReference(reference);
     if (existing) {
       const isFirstBundle = existing.esim.bundles[0] === existing.bundle;
-      return isFirstBundle ? { kind: 'issued', located: existing, replayed: true } : { kind: 'reference_conflict' };
+      const sameEsim = iccid === undefined || existing.esim.iccid === iccid;
+      return isFirstBundle && sameEsim ? { kind: 'issued', located: existing, replayed: true } : { kind: 'reference_conflict' };
     }
     const refused = this.skuRefusal(sku, reference);
     if (refused) return refused;
     const bundle = newBundle(sku, reference, size);
-    const esim: SimEsim = { ...newEsimProfile(this.rules.smdpAddress), status: 'released', bundles: [bundle] };
+    if (iccid !== undefined) {
+      const known = this.state.byIccid(iccid);
+      if (known && known.bundles.length > 0) return { kind: 'reference_conflict' };
+      if (known?.status === 'revoked' || known?.status === 'cancelled') return { kind: 'esim_revoked' };
+      if (known) {
+        this.state.addBundle(known, bundle);
+        return { kind: 'issued', located: { esim: known, bundle }, replayed: false };
+      }
+      const foreign: SimEsim = { iccid, smdpAddress: '', matchingId: '', activationCode: '', status: 'released', profileType: '', eid: null, callIds: [], suspended: false, bundles: [bundle] };
+      this.state.addEsim(foreign);
+      return { kind: 'issued', located: { esim: foreign, bundle }, replayed: false };
+    }
+    const esim: SimEsim = { ...newEsimProfile(this.rules.smdpAddress), status: 'released', profileType: '', eid: null, callIds: [], suspended: false, bundles: [bundle] };
     this.state.addEsim(esim);
     return { kind: 'issued', located: { esim, bundle }, replayed: false };
+  }
+
+  /** `POST /v1/esims/{iccid}/suspend|resume` (contract §13): data stops or restarts; the same again changes nothing. */
+  setSuspended(iccid: string, suspended: boolean): { kind: 'done'; esim: SimEsim } | { kind: 'not_found' } | { kind: 'esim_revoked' } | { kind: 'unavailable'; message: string } {
+    if (this.failsAtRandom()) return unavailable;
+    const esim = this.state.byIccid(iccid);
+    if (!esim || esim.bundles.length === 0) return { kind: 'not_found' };
+    if (esim.status === 'revoked' || esim.status === 'cancelled') return { kind: 'esim_revoked' };
+    if (esim.suspended !== suspended) {
+      esim.suspended = suspended;
+      this.state.changed();
+    }
+    return { kind: 'done', esim };
   }
 
   /** `POST /v1/esims/{iccid}/bundles`: a top-up, queued behind the eSIM's other bundles. */
@@ -88,7 +119,7 @@ export class SimulatedSupplier {
     }
     const esim = this.state.byIccid(iccid);
     if (!esim) return { kind: 'not_found' };
-    if (esim.status === 'revoked') return { kind: 'esim_revoked' };
+    if (esim.status === 'revoked' || esim.status === 'cancelled') return { kind: 'esim_revoked' };
     const refused = this.skuRefusal(sku, reference);
     if (refused) return refused;
     const bundle = newBundle(sku, reference, size);
@@ -125,7 +156,7 @@ export class SimulatedSupplier {
     return this.state.byReference(reference);
   }
 
-  private failsAtRandom(): boolean {
+  failsAtRandom(): boolean {
     return this.rules.failureRate > 0 && this.random() < this.rules.failureRate;
   }
 

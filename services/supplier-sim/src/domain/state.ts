@@ -1,3 +1,4 @@
+import { iccidPattern } from '@esim/ids';
 import { z } from 'zod';
 
 /**
@@ -19,19 +20,51 @@ export const bundleSchema = z.object({
 });
 
 export const esimSchema = z.object({
-  iccid: z.string().regex(/^\d{18,22}$/),
-  smdpAddress: z.string().min(1),
-  matchingId: z.string().min(1),
-  activationCode: z.string().min(1),
-  status: z.enum(['released', 'installed', 'revoked']),
-  /** In creation order; the first one's reference names the eSIM. */
-  bundles: z.array(bundleSchema).min(1),
+  iccid: z.string().regex(iccidPattern),
+  /** Empty for an ICCID another SM-DP+ issued (the connectivity side alone knows it). */
+  smdpAddress: z.string(),
+  matchingId: z.string(),
+  activationCode: z.string(),
+  /**
+   * allocated (ES2+ DownloadOrder) → released (ConfirmOrder, or the old
+   * supplier API) → installed → deleted (from the device); revoked (the
+   * connectivity side's revocation); cancelled (ES2+ CancelOrder).
+   */
+  status: z.enum(['allocated', 'released', 'installed', 'deleted', 'revoked', 'cancelled']),
+  /** The SM-DP+ side's facts: the profile type ordered, the device's EID once installed, the ES2+ call ids seen (a retry answers the same). */
+  profileType: z.string().default(''),
+  eid: z.string().nullable().default(null),
+  callIds: z.array(z.string()).default([]),
+  /** Data stopped by the connectivity provider (contract §13 suspension). */
+  suspended: z.boolean().default(false),
+  /** In creation order; the first one's reference names the eSIM (none yet while the SM-DP+ order is open). */
+  bundles: z.array(bundleSchema),
 });
 
 const notificationBase = { id: z.string().min(1), occurredAt: isoTime, iccid: z.string().min(1) };
 
-/** The supplier's notifications (contract §13), exactly as they are sent. */
+/**
+ * What the simulator reports, exactly as it is sent: the connectivity
+ * provider's signed notifications (contract §13), and the SM-DP+'s ES2+
+ * HandleDownloadProgressInfo (type `es2.progress`, sent to the platform's
+ * ES2+ listener; `body` is the function's request without its header).
+ */
 export const notificationSchema = z.discriminatedUnion('type', [
+  z.object({
+    ...notificationBase,
+    type: z.literal('es2.progress'),
+    body: z.object({
+      eid: z.string().optional(),
+      iccid: z.string(),
+      profileType: z.string(),
+      timestamp: z.string(),
+      notificationPointId: z.number().int(),
+      notificationPointStatus: z.object({
+        status: z.string(),
+        statusCodeData: z.object({ subjectCode: z.string(), reasonCode: z.string(), subjectIdentifier: z.string().optional(), message: z.string().optional() }).optional(),
+      }),
+    }),
+  }),
   z.object({ ...notificationBase, type: z.literal('esim.installed') }),
   z.object({ ...notificationBase, type: z.literal('bundle.usage'), reference: z.string().min(1), dataUsedMb: z.number().int().min(0) }),
   z.object({ ...notificationBase, type: z.literal('bundle.expired'), reference: z.string().min(1) }),
@@ -66,6 +99,7 @@ export interface Located {
 export class SupplierState {
   private readonly esims = new Map<string, SimEsim>();
   private readonly references = new Map<string, Located>();
+  private readonly calls = new Map<string, SimEsim>();
   readonly outbox: SupplierNotification[] = [];
   version = 0;
 
@@ -96,6 +130,18 @@ export class SupplierState {
     return this.references.get(reference);
   }
 
+  /** The eSIM an ES2+ call id was used on (a retry of that call). */
+  byCallId(callId: string): SimEsim | undefined {
+    return this.calls.get(callId);
+  }
+
+  /** Remembers an ES2+ call made on the eSIM, so its retry answers the same. */
+  addCallId(esim: SimEsim, callId: string): void {
+    esim.callIds.push(callId);
+    this.calls.set(callId, esim);
+    this.changed();
+  }
+
   addEsim(esim: SimEsim): void {
     this.index(esim);
     this.evict(esim);
@@ -123,6 +169,7 @@ export class SupplierState {
 
   private index(esim: SimEsim): void {
     this.esims.set(esim.iccid, esim);
+    for (const callId of esim.callIds) this.calls.set(callId, esim);
     for (const bundle of esim.bundles) this.references.set(bundle.reference, { esim, bundle });
   }
 
@@ -133,6 +180,7 @@ export class SupplierState {
       if (oldest === keep) continue;
       this.esims.delete(oldest.iccid);
       for (const bundle of oldest.bundles) this.references.delete(bundle.reference);
+      for (const callId of oldest.callIds) this.calls.delete(callId);
     }
   }
 }

@@ -1,17 +1,27 @@
-import type { Notifier, Refusal } from '../notify/notifier.js';
+import type { Refusal } from '../notify/notifier.js';
 import type { StateFile } from '../store/stateFile.js';
-import { expire, install, use } from './network.js';
+import { deleteOverEs2, expire, install, installOverEs2, use } from './network.js';
 import type { SimEsim, SupplierNotification } from './state.js';
 
+/** Sends one notification (whichever channel its type belongs to); undefined once the platform accepted it. */
+export interface NotificationSender {
+  send(notification: SupplierNotification): Promise<Refusal | undefined>;
+  /** True when the SM-DP+ side reports over ES2+ (the platform's ES2+ listener is configured). */
+  readonly es2: boolean;
+}
+
 /** What the control API asks the simulated network to do (contract §13). */
-export type ControlAction = { kind: 'install' } | { kind: 'usage'; addMb: number } | { kind: 'expire' };
+export type ControlAction = { kind: 'install'; fail: boolean } | { kind: 'delete' } | { kind: 'usage'; addMb: number } | { kind: 'expire' };
 
 export type ControlAnswer = { kind: 'done'; esim: SimEsim } | { kind: 'not_found' } | { kind: 'refused'; refusal: Refusal };
 
-function happen(esim: SimEsim, action: ControlAction, now: Date): SupplierNotification[] {
+function happen(esim: SimEsim, action: ControlAction, now: Date, es2: boolean): SupplierNotification[] {
   switch (action.kind) {
     case 'install':
-      return install(esim, now);
+      // The SM-DP+ reports the installation over ES2+; without an ES2+ listener configured, the network's first attach does.
+      return es2 ? installOverEs2(esim, now, action.fail) : action.fail ? [] : install(esim, now);
+    case 'delete':
+      return es2 ? deleteOverEs2(esim, now) : [];
     case 'usage':
       return use(esim, action.addMb, now);
     case 'expire':
@@ -35,7 +45,7 @@ export class TravellerControl {
 
   constructor(
     private readonly store: StateFile,
-    private readonly notifier: Notifier,
+    private readonly notifier: NotificationSender,
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
@@ -52,7 +62,7 @@ export class TravellerControl {
     const earlier = await this.sendWaiting();
     if (earlier) return { kind: 'refused', refusal: earlier };
     // Every change the network functions make comes with a notification, so none means nothing changed.
-    state.enqueue(happen(esim, action, this.clock()));
+    state.enqueue(happen(esim, action, this.clock(), this.notifier.es2));
     await this.store.persist();
     const refusal = await this.sendWaiting();
     return refusal ? { kind: 'refused', refusal } : { kind: 'done', esim };

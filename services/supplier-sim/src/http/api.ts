@@ -1,11 +1,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { adminProtocol } from '@esim/es2plus';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { metrics, type Logger } from '@esim/telemetry';
 import type { SimulatedSupplier } from '../domain/simulatedSupplier.js';
 import type { TravellerControl } from '../domain/travellerControl.js';
 import { StateWriteError, type StateFile } from '../store/stateFile.js';
+import type { SimulatedSmdp } from '../domain/simulatedSmdp.js';
 import { controlRoute } from './controlRoutes.js';
+import { es2Route } from './es2Routes.js';
 import { notFound, RequestBodyError, type Answer } from './json.js';
 import { supplierRoute } from './supplierRoutes.js';
 
@@ -19,11 +23,16 @@ const stateNotSaved: Answer = {
 
 export interface SupplierApi {
   listen(port: number, host: string): Promise<number>;
+  /** A second, HTTPS listener for the same APIs; ES2+ calls on it need a client certificate under `tls.ca`. */
+  listenTls(port: number, host: string, tls: { cert: string; key: string; ca: string }): Promise<number>;
   close(): Promise<void>;
 }
 
 export interface ApiOptions {
   supplier: SimulatedSupplier;
+  smdp: SimulatedSmdp;
+  /** The share of SM-DP+ calls refused at random (SUPPLIER_FAILURE_RATE). */
+  failsAtRandom: () => boolean;
   store: StateFile;
   /** Absent when SUPPLIER_NOTIFICATION_URL is not set: the control API then answers 503. */
   control: TravellerControl | undefined;
@@ -43,6 +52,13 @@ export function createSupplierApi(options: ApiOptions): SupplierApi {
 
   async function route(req: IncomingMessage): Promise<{ answer: Answer; delayed: boolean }> {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
+    const secure = 'encrypted' in req.socket && req.socket.encrypted === true;
+    const es2Answer = es2Route(req, path, { smdp: options.smdp, failsAtRandom: options.failsAtRandom, requireClientCert: secure, logger });
+    if (es2Answer) {
+      const answer = await es2Answer;
+      await store.persist();
+      return { answer, delayed: true };
+    }
     const supplierAnswer = supplierRoute(req, path, options);
     if (supplierAnswer) {
       const answer = await supplierAnswer;
@@ -73,28 +89,38 @@ export function createSupplierApi(options: ApiOptions): SupplierApi {
     }
     if (delayed && latencyMs > 0) await sleep(latencyMs);
     answers.add(1, { outcome: answer.outcome });
-    res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
+    const es2 = 'es2' in answer ? { 'x-admin-protocol': adminProtocol } : {};
+    res.writeHead(answer.status, { 'content-type': 'application/json', ...es2 }).end(JSON.stringify(answer.body));
   }
 
-  const server: Server = createServer((req, res) => {
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((error: unknown) => {
       logger.error({ err: error }, 'supplier-sim request failed');
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"internal"}');
     });
-  });
-  server.requestTimeout = 30_000;
-  server.headersTimeout = 10_000;
+  };
+  const servers: Server[] = [];
+  const serve = (server: Server, port: number, host: string) =>
+    new Promise<number>((resolve, reject) => {
+      server.requestTimeout = 30_000;
+      server.headersTimeout = 10_000;
+      servers.push(server);
+      server.once('error', reject);
+      server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+    });
 
   return {
-    listen: (port, host) =>
-      new Promise((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
-      }),
+    listen: (port, host) => serve(createServer(listener), port, host),
+    listenTls: (port, host, tls) => serve(createHttpsServer({ ...tls, requestCert: true, rejectUnauthorized: false }, listener), port, host),
     close: () =>
-      new Promise((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
-        server.closeIdleConnections();
-      }),
+      Promise.all(
+        servers.map(
+          (server) =>
+            new Promise<void>((resolve, reject) => {
+              server.close((error) => (error ? reject(error) : resolve()));
+              server.closeIdleConnections();
+            }),
+        ),
+      ).then(() => undefined),
   };
 }

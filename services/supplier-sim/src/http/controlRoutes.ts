@@ -6,11 +6,14 @@ import type { SupplierState } from '../domain/state.js';
 import { badRequest, decodePathSegment, notFound, readJson, type Answer } from './json.js';
 
 const usageRequest = z.object({ addMb: z.number().int().positive() });
+const installRequest = z.object({ fail: z.boolean().optional() });
 
 /** The simulator's view of an eSIM: what it would report, and what the platform's view should converge to. */
 export const simulatorView = (esim: SimEsim) => ({
   iccid: esim.iccid,
   status: esim.status,
+  eid: esim.eid,
+  suspended: esim.suspended,
   bundles: esim.bundles.map(({ reference, sku, dataMb, dataUsedMb, validityDays, status, activatedAt, expiresAt }) => ({
     reference,
     sku,
@@ -39,7 +42,7 @@ const notConfigured: Answer = {
  * is configured. Returns undefined for a path that is not one of them.
  */
 export function controlRoute(req: IncomingMessage, path: string, deps: { state: SupplierState; control: TravellerControl | undefined }): Promise<Answer> | undefined {
-  const match = /^\/simulator\/esims\/([^/]+)(?:\/(install|usage|expire))?$/.exec(path);
+  const match = /^\/simulator\/esims\/([^/]+)(?:\/(install|delete|usage|expire))?$/.exec(path);
   if (!match?.[1]) return undefined;
   const iccid = decodePathSegment(match[1]);
   const verb = match[2];
@@ -59,10 +62,16 @@ async function act(req: IncomingMessage, iccid: string, verb: string, control: T
     const parsed = usageRequest.safeParse(await readJson(req));
     if (!parsed.success) return badRequest('Send a JSON object whose "addMb" is a positive integer (megabytes used).');
     action = { kind: 'usage', addMb: parsed.data.addMb };
+  } else if (verb === 'install') {
+    // The body is optional: none (or {}) installs, { "fail": true } reports a failed installation.
+    const body = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] ? await readJson(req) : {};
+    const parsed = installRequest.safeParse(body ?? {});
+    if (!parsed.success) return badRequest('Send no body, or a JSON object whose optional "fail" is a boolean.');
+    action = { kind: 'install', fail: parsed.data.fail ?? false };
   } else {
-    // install and expire take no body; whatever is sent is not read.
+    // delete and expire take no body; whatever is sent is not read.
     req.resume();
-    action = { kind: verb === 'install' ? 'install' : 'expire' };
+    action = { kind: verb === 'delete' ? 'delete' : 'expire' };
   }
   return controlAnswer(await control.act(iccid, action), verb);
 }

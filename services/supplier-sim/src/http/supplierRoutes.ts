@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { z } from 'zod';
+import { iccidPattern } from '@esim/ids';
 import type { Logger } from '@esim/telemetry';
 import type { IssueAnswer, RevokeAnswer, SimulatedSupplier } from '../domain/simulatedSupplier.js';
 import type { Located } from '../domain/state.js';
@@ -12,6 +13,8 @@ const bundleSize = {
 };
 
 const orderRequest = z.object({
+  /** The ICCID the SM-DP+ issued (contract §8); absent: the older API, the simulator issues the profile. */
+  iccid: z.string().regex(iccidPattern).optional(),
   sku: z.string().min(1).max(64),
   reference: z.string().min(1).max(128),
   ...bundleSize,
@@ -19,13 +22,11 @@ const orderRequest = z.object({
 
 const orderRequestHelp = 'Send a JSON object with string fields "sku" and "reference", and optionally positive integers "dataMb" and "validityDays".';
 
-/** The eSIM's profile, named by the reference the caller used (its first bundle's or a top-up's). */
+/** The eSIM's profile, named by the reference the caller used (its first bundle's or a top-up's); profile fields only when this simulator's SM-DP+ side made it. */
 const profileView = ({ esim, bundle }: Located) => ({
   reference: bundle.reference,
   iccid: esim.iccid,
-  smdpAddress: esim.smdpAddress,
-  matchingId: esim.matchingId,
-  activationCode: esim.activationCode,
+  ...(esim.matchingId ? { smdpAddress: esim.smdpAddress, matchingId: esim.matchingId, activationCode: esim.activationCode } : {}),
 });
 
 const unavailable = (message: string): Answer => ({ status: 503, body: { error: 'temporarily_unavailable', message }, outcome: 'unavailable' });
@@ -40,7 +41,16 @@ const conflict = (error: string, message: string): Answer => ({ status: 409, bod
 export function supplierRoute(req: IncomingMessage, path: string, deps: { supplier: SimulatedSupplier; logger: Logger }): Promise<Answer> | undefined {
   const { supplier, logger } = deps;
   const post = req.method === 'POST';
-  if (path === '/v1/esims') return post ? issue(req, (body) => supplier.order(body.sku, body.reference, body)) : undefined;
+  if (path === '/v1/esims') return post ? issue(req, (body) => supplier.order(body.sku, body.reference, body, body.iccid)) : undefined;
+  const suspension = /^\/v1\/esims\/([^/]+)\/(suspend|resume)$/.exec(path);
+  if (suspension?.[1] && post) {
+    req.resume();
+    const answer = supplier.setSuspended(decodePathSegment(suspension[1]), suspension[2] === 'suspend');
+    if (answer.kind === 'done') return Promise.resolve({ status: 200, body: { iccid: answer.esim.iccid, suspended: answer.esim.suspended }, outcome: suspension[2]! });
+    if (answer.kind === 'unavailable') return Promise.resolve(unavailable(answer.message));
+    if (answer.kind === 'esim_revoked') return Promise.resolve(conflict('esim_revoked', 'The eSIM was revoked.'));
+    return Promise.resolve(notFound);
+  }
   const esim = /^\/v1\/esims\/([^/]+)$/.exec(path);
   if (esim?.[1] && req.method === 'GET') {
     const located = supplier.find(decodePathSegment(esim[1]));

@@ -39,7 +39,7 @@ export class Notifier {
     this.timeoutMs = options.timeoutMs ?? 10_000;
   }
 
-  async send(notification: SupplierNotification): Promise<Refusal | undefined> {
+  async send(notification: Exclude<SupplierNotification, { type: 'es2.progress' }>): Promise<Refusal | undefined> {
     const body = JSON.stringify(notification);
     let refusal: Refusal = { reason: 'not sent' };
     for (let attempt = 1; attempt <= this.attempts; attempt++) {

@@ -65,4 +65,42 @@ export function esimRoutes(app: FastifyInstance, { orders, doors }: EsimRouteDep
       async (request) => toEsimView(await orders.getEsim({ iccid: iccidOrNotFound(request.params.iccid), partnerId: accountOf(request).partnerId })),
     );
   }
+
+  // Suspension (§13): a lost or stolen device. No body; the same state again answers 200 and changes nothing.
+  for (const door of doors.both('orders:write')) {
+    const tags = [door.portal ? 'Portal' : 'eSIMs'];
+    const portal = door.portal ? ' (portal)' : '';
+    for (const action of ['suspend', 'resume'] as const) {
+      const suspended = action === 'suspend';
+      typed.post(
+        `${door.prefix}/esims/:iccid/${action}`,
+        {
+          schema: {
+            tags,
+            summary: suspended ? `Suspend an eSIM’s data (a lost or stolen device)${portal}` : `Resume a suspended eSIM’s data${portal}`,
+            description:
+              `No body. The connectivity provider ${suspended ? 'stops' : 'restarts'} data on the eSIM: 200 with the eSIM view (` +
+              `\`suspended: ${suspended}\`) and an \`esim.${suspended ? 'suspended' : 'resumed'}\` event. ` +
+              `${suspended ? 'Suspending a suspended' : 'Resuming an active'} eSIM answers 200 and changes nothing. Bundles keep their validity clock while suspended. ` +
+              '409 ESIM_NOT_SUSPENDABLE for a cancelled or deleted eSIM; 503 UNAVAILABLE when the provider cannot be reached (nothing changed, safe to retry); ' +
+              'an unknown, malformed or another partner’s ICCID: 404 ESIM_NOT_FOUND.',
+            security: door.security,
+            params: z.object({ iccid: z.string() }),
+            response: { 200: esimStateView, ...problems(404, 409, 413, 415), ...door.problems },
+          },
+          onRequest: door.onRequest,
+        },
+        async (request) =>
+          toEsimView(
+            await orders.setEsimSuspended(
+              { iccid: iccidOrNotFound(request.params.iccid), partnerId: accountOf(request).partnerId, suspended },
+              { deadlineMs: suspensionDeadlineMs },
+            ),
+          ),
+      );
+    }
+  }
 }
+
+/** The provider's call (10 s in orders' client) and the eSIM's transaction, with room to spare. */
+const suspensionDeadlineMs = 15_000;

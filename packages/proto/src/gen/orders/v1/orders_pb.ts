@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file orders/v1/orders.proto.
  */
 export const file_orders_v1_orders: GenFile = /*@__PURE__*/
-  fileDesc("ChZvcmRlcnMvdjEvb3JkZXJzLnByb3RvEglvcmRlcnMudjEihQEKBEVzaW0SDQoFaWNjaWQYASABKAkSFAoMc21kcF9hZGRyZXNzGAIgASgJEhMKC21hdGNoaW5nX2lkGAMgASgJEhcKD2FjdGl2YXRpb25fY29kZRgEIAEoCRIPCgdxcl9jb2RlGAUgASgJEhkKEWFwcGxlX2luc3RhbGxfdXJsGAYgASgJIrUECgVPcmRlchIKCgJpZBgBIAEoCRISCgpwYXJ0bmVyX2lkGAIgASgJEhkKEWNsaWVudF9yZXF1ZXN0X2lkGAMgASgJEg8KB3BsYW5faWQYBCABKAkSEQoJcGxhbl9uYW1lGAUgASgJEiYKBnN0YXR1cxgQIAEoDjIWLm9yZGVycy52MS5PcmRlclN0YXR1cxIiCgRraW5kGBEgASgOMhQub3JkZXJzLnYxLk9yZGVyS2luZBISCgVpY2NpZBgSIAEoCUgAiAEBEg0KBXByaWNlGAcgASgDEhAKCGN1cnJlbmN5GAggASgJEg0KBWVtYWlsGAkgASgJEhQKDHBob25lX251bWJlchgKIAEoCRIiCgRlc2ltGAsgASgLMg8ub3JkZXJzLnYxLkVzaW1IAYgBARIbCg5mYWlsdXJlX3JlYXNvbhgMIAEoCUgCiAEBEhIKCmNyZWF0ZWRfYXQYDSABKAkSEgoKdXBkYXRlZF9hdBgOIAEoCRIfChJzdXBwbGllcl9yZWZlcmVuY2UYDyABKAlIA4gBARIbCg5wcm92aXNpb25lZF9hdBgTIAEoCUgEiAEBEhkKDGNhbmNlbGxlZF9hdBgUIAEoCUgFiAEBQggKBl9pY2NpZEIHCgVfZXNpbUIRCg9fZmFpbHVyZV9yZWFzb25CFQoTX3N1cHBsaWVyX3JlZmVyZW5jZUIRCg9fcHJvdmlzaW9uZWRfYXRCDwoNX2NhbmNlbGxlZF9hdEoECAYQByK+AQoSQ3JlYXRlT3JkZXJSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSDAoEdGllchgCIAEoCRIZChFjbGllbnRfcmVxdWVzdF9pZBgDIAEoCRIPCgdwbGFuX2lkGAQgASgJEg0KBWVtYWlsGAUgASgJEhQKDHBob25lX251bWJlchgGIAEoCRISCgVpY2NpZBgHIAEoCUgAiAEBEhcKD2NhdGFsb2dfdmVyc2lvbhgIIAEoBEIICgZfaWNjaWQiYAoTQ3JlYXRlT3JkZXJSZXNwb25zZRIfCgVvcmRlchgBIAEoCzIQLm9yZGVycy52MS5PcmRlchIWCg53YWxsZXRfYmFsYW5jZRgCIAEoAxIQCghyZXBsYXllZBgDIAEoCCIxCg9HZXRPcmRlclJlcXVlc3QSCgoCaWQYASABKAkSEgoKcGFydG5lcl9pZBgCIAEoCSJ7ChFMaXN0T3JkZXJzUmVxdWVzdBISCgpwYXJ0bmVyX2lkGAEgASgJEiYKBnN0YXR1cxgEIAEoDjIWLm9yZGVycy52MS5PcmRlclN0YXR1cxIkCgRwYWdlGAMgASgLMhYuY29tbW9uLnYxLlBhZ2VSZXF1ZXN0SgQIAhADIkUKEkxpc3RPcmRlcnNSZXNwb25zZRIgCgZvcmRlcnMYASADKAsyEC5vcmRlcnMudjEuT3JkZXISDQoFdG90YWwYAiABKAUiOgoSQ2FuY2VsT3JkZXJSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSEAoIb3JkZXJfaWQYAiABKAkiagoTQ2FuY2VsT3JkZXJSZXNwb25zZRIfCgVvcmRlchgBIAEoCzIQLm9yZGVycy52MS5PcmRlchIXCg9yZWZ1bmRlZF9hbW91bnQYAiABKAMSGQoRYWxyZWFkeV9jYW5jZWxsZWQYAyABKAgiZwoJRXNpbVVzYWdlEhUKDWRhdGFfdG90YWxfbWIYASABKAUSFAoMZGF0YV91c2VkX21iGAIgASgFEhkKEWRhdGFfcmVtYWluaW5nX21iGAMgASgFEhIKCnVwZGF0ZWRfYXQYBCABKAki+QEKBkJ1bmRsZRIQCghvcmRlcl9pZBgBIAEoCRIPCgdwbGFuX2lkGAIgASgJEhEKCXBsYW5fbmFtZRgDIAEoCRIPCgdkYXRhX21iGAQgASgFEhQKDGRhdGFfdXNlZF9tYhgFIAEoBRIVCg12YWxpZGl0eV9kYXlzGAYgASgFEicKBnN0YXR1cxgHIAEoDjIXLm9yZGVycy52MS5CdW5kbGVTdGF0dXMSGQoMYWN0aXZhdGVkX2F0GAggASgJSACIAQESFwoKZXhwaXJlc19hdBgJIAEoCUgBiAEBQg8KDV9hY3RpdmF0ZWRfYXRCDQoLX2V4cGlyZXNfYXQilQMKCEVzaW1WaWV3Eg0KBWljY2lkGAEgASgJEhIKCnBhcnRuZXJfaWQYAiABKAkSEAoIb3JkZXJfaWQYAyABKAkSJQoGc3RhdHVzGAQgASgOMhUub3JkZXJzLnYxLkVzaW1TdGF0dXMSFAoMc21kcF9hZGRyZXNzGAUgASgJEhMKC21hdGNoaW5nX2lkGAYgASgJEhcKD2FjdGl2YXRpb25fY29kZRgHIAEoCRIZChFhcHBsZV9pbnN0YWxsX3VybBgIIAEoCRIRCgljb3VudHJpZXMYCSADKAkSEwoGcmVnaW9uGAogASgJSACIAQESIwoFdXNhZ2UYCyABKAsyFC5vcmRlcnMudjEuRXNpbVVzYWdlEiIKB2J1bmRsZXMYDCADKAsyES5vcmRlcnMudjEuQnVuZGxlEhIKCmNyZWF0ZWRfYXQYDSABKAkSEgoKdXBkYXRlZF9hdBgOIAEoCRIZCgxpbnN0YWxsZWRfYXQYDyABKAlIAYgBAUIJCgdfcmVnaW9uQg8KDV9pbnN0YWxsZWRfYXQiMwoOR2V0RXNpbVJlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRINCgVpY2NpZBgCIAEoCSJzChBMaXN0RXNpbXNSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSJQoGc3RhdHVzGAIgASgOMhUub3JkZXJzLnYxLkVzaW1TdGF0dXMSJAoEcGFnZRgDIAEoCzIWLmNvbW1vbi52MS5QYWdlUmVxdWVzdCJGChFMaXN0RXNpbXNSZXNwb25zZRIiCgVlc2ltcxgBIAMoCzITLm9yZGVycy52MS5Fc2ltVmlldxINCgV0b3RhbBgCIAEoBSLYAQohUmVjb3JkU3VwcGxpZXJOb3RpZmljYXRpb25SZXF1ZXN0EgoKAmlkGAEgASgJEjEKBHR5cGUYAiABKA4yIy5vcmRlcnMudjEuU3VwcGxpZXJOb3RpZmljYXRpb25UeXBlEhMKC29jY3VycmVkX2F0GAMgASgJEg0KBWljY2lkGAQgASgJEhYKCXJlZmVyZW5jZRgFIAEoCUgAiAEBEhkKDGRhdGFfdXNlZF9tYhgGIAEoBUgBiAEBQgwKCl9yZWZlcmVuY2VCDwoNX2RhdGFfdXNlZF9tYiI3CiJSZWNvcmRTdXBwbGllck5vdGlmaWNhdGlvblJlc3BvbnNlEhEKCWR1cGxpY2F0ZRgBIAEoCCqbAQoLT3JkZXJTdGF0dXMSHAoYT1JERVJfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGwoXT1JERVJfU1RBVFVTX1BST0NFU1NJTkcQARIcChhPUkRFUl9TVEFUVVNfUFJPVklTSU9ORUQQAhIXChNPUkRFUl9TVEFUVVNfRkFJTEVEEAMSGgoWT1JERVJfU1RBVFVTX0NBTkNFTExFRBAEKlIKCU9yZGVyS2luZBIaChZPUkRFUl9LSU5EX1VOU1BFQ0lGSUVEEAASEwoPT1JERVJfS0lORF9FU0lNEAESFAoQT1JERVJfS0lORF9UT1BVUBACKnkKCkVzaW1TdGF0dXMSGwoXRVNJTV9TVEFUVVNfVU5TUEVDSUZJRUQQABIYChRFU0lNX1NUQVRVU19SRUxFQVNFRBABEhkKFUVTSU1fU1RBVFVTX0lOU1RBTExFRBACEhkKFUVTSU1fU1RBVFVTX0NBTkNFTExFRBADKrUBCgxCdW5kbGVTdGF0dXMSHQoZQlVORExFX1NUQVRVU19VTlNQRUNJRklFRBAAEhgKFEJVTkRMRV9TVEFUVVNfUVVFVUVEEAESGAoUQlVORExFX1NUQVRVU19BQ1RJVkUQAhIaChZCVU5ETEVfU1RBVFVTX0RFUExFVEVEEAMSGQoVQlVORExFX1NUQVRVU19FWFBJUkVEEAQSGwoXQlVORExFX1NUQVRVU19DQU5DRUxMRUQQBSrRAQoYU3VwcGxpZXJOb3RpZmljYXRpb25UeXBlEioKJlNVUFBMSUVSX05PVElGSUNBVElPTl9UWVBFX1VOU1BFQ0lGSUVEEAASLQopU1VQUExJRVJfTk9USUZJQ0FUSU9OX1RZUEVfRVNJTV9JTlNUQUxMRUQQARIrCidTVVBQTElFUl9OT1RJRklDQVRJT05fVFlQRV9CVU5ETEVfVVNBR0UQAhItCilTVVBQTElFUl9OT1RJRklDQVRJT05fVFlQRV9CVU5ETEVfRVhQSVJFRBADMq4ECg1PcmRlcnNTZXJ2aWNlEkwKC0NyZWF0ZU9yZGVyEh0ub3JkZXJzLnYxLkNyZWF0ZU9yZGVyUmVxdWVzdBoeLm9yZGVycy52MS5DcmVhdGVPcmRlclJlc3BvbnNlEjgKCEdldE9yZGVyEhoub3JkZXJzLnYxLkdldE9yZGVyUmVxdWVzdBoQLm9yZGVycy52MS5PcmRlchJJCgpMaXN0T3JkZXJzEhwub3JkZXJzLnYxLkxpc3RPcmRlcnNSZXF1ZXN0Gh0ub3JkZXJzLnYxLkxpc3RPcmRlcnNSZXNwb25zZRJMCgtDYW5jZWxPcmRlchIdLm9yZGVycy52MS5DYW5jZWxPcmRlclJlcXVlc3QaHi5vcmRlcnMudjEuQ2FuY2VsT3JkZXJSZXNwb25zZRI5CgdHZXRFc2ltEhkub3JkZXJzLnYxLkdldEVzaW1SZXF1ZXN0GhMub3JkZXJzLnYxLkVzaW1WaWV3EkYKCUxpc3RFc2ltcxIbLm9yZGVycy52MS5MaXN0RXNpbXNSZXF1ZXN0Ghwub3JkZXJzLnYxLkxpc3RFc2ltc1Jlc3BvbnNlEnkKGlJlY29yZFN1cHBsaWVyTm90aWZpY2F0aW9uEiwub3JkZXJzLnYxLlJlY29yZFN1cHBsaWVyTm90aWZpY2F0aW9uUmVxdWVzdBotLm9yZGVycy52MS5SZWNvcmRTdXBwbGllck5vdGlmaWNhdGlvblJlc3BvbnNlYgZwcm90bzM", [file_common_v1_common]);
+  fileDesc("ChZvcmRlcnMvdjEvb3JkZXJzLnByb3RvEglvcmRlcnMudjEihQEKBEVzaW0SDQoFaWNjaWQYASABKAkSFAoMc21kcF9hZGRyZXNzGAIgASgJEhMKC21hdGNoaW5nX2lkGAMgASgJEhcKD2FjdGl2YXRpb25fY29kZRgEIAEoCRIPCgdxcl9jb2RlGAUgASgJEhkKEWFwcGxlX2luc3RhbGxfdXJsGAYgASgJIrUECgVPcmRlchIKCgJpZBgBIAEoCRISCgpwYXJ0bmVyX2lkGAIgASgJEhkKEWNsaWVudF9yZXF1ZXN0X2lkGAMgASgJEg8KB3BsYW5faWQYBCABKAkSEQoJcGxhbl9uYW1lGAUgASgJEiYKBnN0YXR1cxgQIAEoDjIWLm9yZGVycy52MS5PcmRlclN0YXR1cxIiCgRraW5kGBEgASgOMhQub3JkZXJzLnYxLk9yZGVyS2luZBISCgVpY2NpZBgSIAEoCUgAiAEBEg0KBXByaWNlGAcgASgDEhAKCGN1cnJlbmN5GAggASgJEg0KBWVtYWlsGAkgASgJEhQKDHBob25lX251bWJlchgKIAEoCRIiCgRlc2ltGAsgASgLMg8ub3JkZXJzLnYxLkVzaW1IAYgBARIbCg5mYWlsdXJlX3JlYXNvbhgMIAEoCUgCiAEBEhIKCmNyZWF0ZWRfYXQYDSABKAkSEgoKdXBkYXRlZF9hdBgOIAEoCRIfChJzdXBwbGllcl9yZWZlcmVuY2UYDyABKAlIA4gBARIbCg5wcm92aXNpb25lZF9hdBgTIAEoCUgEiAEBEhkKDGNhbmNlbGxlZF9hdBgUIAEoCUgFiAEBQggKBl9pY2NpZEIHCgVfZXNpbUIRCg9fZmFpbHVyZV9yZWFzb25CFQoTX3N1cHBsaWVyX3JlZmVyZW5jZUIRCg9fcHJvdmlzaW9uZWRfYXRCDwoNX2NhbmNlbGxlZF9hdEoECAYQByK+AQoSQ3JlYXRlT3JkZXJSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSDAoEdGllchgCIAEoCRIZChFjbGllbnRfcmVxdWVzdF9pZBgDIAEoCRIPCgdwbGFuX2lkGAQgASgJEg0KBWVtYWlsGAUgASgJEhQKDHBob25lX251bWJlchgGIAEoCRISCgVpY2NpZBgHIAEoCUgAiAEBEhcKD2NhdGFsb2dfdmVyc2lvbhgIIAEoBEIICgZfaWNjaWQiYAoTQ3JlYXRlT3JkZXJSZXNwb25zZRIfCgVvcmRlchgBIAEoCzIQLm9yZGVycy52MS5PcmRlchIWCg53YWxsZXRfYmFsYW5jZRgCIAEoAxIQCghyZXBsYXllZBgDIAEoCCIxCg9HZXRPcmRlclJlcXVlc3QSCgoCaWQYASABKAkSEgoKcGFydG5lcl9pZBgCIAEoCSJ7ChFMaXN0T3JkZXJzUmVxdWVzdBISCgpwYXJ0bmVyX2lkGAEgASgJEiYKBnN0YXR1cxgEIAEoDjIWLm9yZGVycy52MS5PcmRlclN0YXR1cxIkCgRwYWdlGAMgASgLMhYuY29tbW9uLnYxLlBhZ2VSZXF1ZXN0SgQIAhADIkUKEkxpc3RPcmRlcnNSZXNwb25zZRIgCgZvcmRlcnMYASADKAsyEC5vcmRlcnMudjEuT3JkZXISDQoFdG90YWwYAiABKAUiOgoSQ2FuY2VsT3JkZXJSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSEAoIb3JkZXJfaWQYAiABKAkiagoTQ2FuY2VsT3JkZXJSZXNwb25zZRIfCgVvcmRlchgBIAEoCzIQLm9yZGVycy52MS5PcmRlchIXCg9yZWZ1bmRlZF9hbW91bnQYAiABKAMSGQoRYWxyZWFkeV9jYW5jZWxsZWQYAyABKAgiZwoJRXNpbVVzYWdlEhUKDWRhdGFfdG90YWxfbWIYASABKAUSFAoMZGF0YV91c2VkX21iGAIgASgFEhkKEWRhdGFfcmVtYWluaW5nX21iGAMgASgFEhIKCnVwZGF0ZWRfYXQYBCABKAki+QEKBkJ1bmRsZRIQCghvcmRlcl9pZBgBIAEoCRIPCgdwbGFuX2lkGAIgASgJEhEKCXBsYW5fbmFtZRgDIAEoCRIPCgdkYXRhX21iGAQgASgFEhQKDGRhdGFfdXNlZF9tYhgFIAEoBRIVCg12YWxpZGl0eV9kYXlzGAYgASgFEicKBnN0YXR1cxgHIAEoDjIXLm9yZGVycy52MS5CdW5kbGVTdGF0dXMSGQoMYWN0aXZhdGVkX2F0GAggASgJSACIAQESFwoKZXhwaXJlc19hdBgJIAEoCUgBiAEBQg8KDV9hY3RpdmF0ZWRfYXRCDQoLX2V4cGlyZXNfYXQigAQKCEVzaW1WaWV3Eg0KBWljY2lkGAEgASgJEhIKCnBhcnRuZXJfaWQYAiABKAkSEAoIb3JkZXJfaWQYAyABKAkSJQoGc3RhdHVzGAQgASgOMhUub3JkZXJzLnYxLkVzaW1TdGF0dXMSFAoMc21kcF9hZGRyZXNzGAUgASgJEhMKC21hdGNoaW5nX2lkGAYgASgJEhcKD2FjdGl2YXRpb25fY29kZRgHIAEoCRIZChFhcHBsZV9pbnN0YWxsX3VybBgIIAEoCRIRCgljb3VudHJpZXMYCSADKAkSEwoGcmVnaW9uGAogASgJSACIAQESIwoFdXNhZ2UYCyABKAsyFC5vcmRlcnMudjEuRXNpbVVzYWdlEiIKB2J1bmRsZXMYDCADKAsyES5vcmRlcnMudjEuQnVuZGxlEhIKCmNyZWF0ZWRfYXQYDSABKAkSEgoKdXBkYXRlZF9hdBgOIAEoCRIZCgxpbnN0YWxsZWRfYXQYDyABKAlIAYgBARIQCgNlaWQYECABKAlIAogBARItCgpsYXN0X2Vycm9yGBEgASgLMhQub3JkZXJzLnYxLkVzaW1FcnJvckgDiAEBEhEKCXN1c3BlbmRlZBgSIAEoCEIJCgdfcmVnaW9uQg8KDV9pbnN0YWxsZWRfYXRCBgoEX2VpZEINCgtfbGFzdF9lcnJvciJ/CglFc2ltRXJyb3ISCgoCYXQYASABKAkSGgoSbm90aWZpY2F0aW9uX3BvaW50GAIgASgFEhgKC3JlYXNvbl9jb2RlGAMgASgJSACIAQESFAoHbWVzc2FnZRgEIAEoCUgBiAEBQg4KDF9yZWFzb25fY29kZUIKCghfbWVzc2FnZSJPChdTZXRFc2ltU3VzcGVuZGVkUmVxdWVzdBISCgpwYXJ0bmVyX2lkGAEgASgJEg0KBWljY2lkGAIgASgJEhEKCXN1c3BlbmRlZBgDIAEoCCIzCg5HZXRFc2ltUmVxdWVzdBISCgpwYXJ0bmVyX2lkGAEgASgJEg0KBWljY2lkGAIgASgJInMKEExpc3RFc2ltc1JlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRIlCgZzdGF0dXMYAiABKA4yFS5vcmRlcnMudjEuRXNpbVN0YXR1cxIkCgRwYWdlGAMgASgLMhYuY29tbW9uLnYxLlBhZ2VSZXF1ZXN0IkYKEUxpc3RFc2ltc1Jlc3BvbnNlEiIKBWVzaW1zGAEgAygLMhMub3JkZXJzLnYxLkVzaW1WaWV3Eg0KBXRvdGFsGAIgASgFItgBCiFSZWNvcmRTdXBwbGllck5vdGlmaWNhdGlvblJlcXVlc3QSCgoCaWQYASABKAkSMQoEdHlwZRgCIAEoDjIjLm9yZGVycy52MS5TdXBwbGllck5vdGlmaWNhdGlvblR5cGUSEwoLb2NjdXJyZWRfYXQYAyABKAkSDQoFaWNjaWQYBCABKAkSFgoJcmVmZXJlbmNlGAUgASgJSACIAQESGQoMZGF0YV91c2VkX21iGAYgASgFSAGIAQFCDAoKX3JlZmVyZW5jZUIPCg1fZGF0YV91c2VkX21iIjcKIlJlY29yZFN1cHBsaWVyTm90aWZpY2F0aW9uUmVzcG9uc2USEQoJZHVwbGljYXRlGAEgASgIKpsBCgtPcmRlclN0YXR1cxIcChhPUkRFUl9TVEFUVVNfVU5TUEVDSUZJRUQQABIbChdPUkRFUl9TVEFUVVNfUFJPQ0VTU0lORxABEhwKGE9SREVSX1NUQVRVU19QUk9WSVNJT05FRBACEhcKE09SREVSX1NUQVRVU19GQUlMRUQQAxIaChZPUkRFUl9TVEFUVVNfQ0FOQ0VMTEVEEAQqUgoJT3JkZXJLaW5kEhoKFk9SREVSX0tJTkRfVU5TUEVDSUZJRUQQABITCg9PUkRFUl9LSU5EX0VTSU0QARIUChBPUkRFUl9LSU5EX1RPUFVQEAIqkgEKCkVzaW1TdGF0dXMSGwoXRVNJTV9TVEFUVVNfVU5TUEVDSUZJRUQQABIYChRFU0lNX1NUQVRVU19SRUxFQVNFRBABEhkKFUVTSU1fU1RBVFVTX0lOU1RBTExFRBACEhkKFUVTSU1fU1RBVFVTX0NBTkNFTExFRBADEhcKE0VTSU1fU1RBVFVTX0RFTEVURUQQBCq1AQoMQnVuZGxlU3RhdHVzEh0KGUJVTkRMRV9TVEFUVVNfVU5TUEVDSUZJRUQQABIYChRCVU5ETEVfU1RBVFVTX1FVRVVFRBABEhgKFEJVTkRMRV9TVEFUVVNfQUNUSVZFEAISGgoWQlVORExFX1NUQVRVU19ERVBMRVRFRBADEhkKFUJVTkRMRV9TVEFUVVNfRVhQSVJFRBAEEhsKF0JVTkRMRV9TVEFUVVNfQ0FOQ0VMTEVEEAUq0QEKGFN1cHBsaWVyTm90aWZpY2F0aW9uVHlwZRIqCiZTVVBQTElFUl9OT1RJRklDQVRJT05fVFlQRV9VTlNQRUNJRklFRBAAEi0KKVNVUFBMSUVSX05PVElGSUNBVElPTl9UWVBFX0VTSU1fSU5TVEFMTEVEEAESKwonU1VQUExJRVJfTk9USUZJQ0FUSU9OX1RZUEVfQlVORExFX1VTQUdFEAISLQopU1VQUExJRVJfTk9USUZJQ0FUSU9OX1RZUEVfQlVORExFX0VYUElSRUQQAzL7BAoNT3JkZXJzU2VydmljZRJMCgtDcmVhdGVPcmRlchIdLm9yZGVycy52MS5DcmVhdGVPcmRlclJlcXVlc3QaHi5vcmRlcnMudjEuQ3JlYXRlT3JkZXJSZXNwb25zZRI4CghHZXRPcmRlchIaLm9yZGVycy52MS5HZXRPcmRlclJlcXVlc3QaEC5vcmRlcnMudjEuT3JkZXISSQoKTGlzdE9yZGVycxIcLm9yZGVycy52MS5MaXN0T3JkZXJzUmVxdWVzdBodLm9yZGVycy52MS5MaXN0T3JkZXJzUmVzcG9uc2USTAoLQ2FuY2VsT3JkZXISHS5vcmRlcnMudjEuQ2FuY2VsT3JkZXJSZXF1ZXN0Gh4ub3JkZXJzLnYxLkNhbmNlbE9yZGVyUmVzcG9uc2USOQoHR2V0RXNpbRIZLm9yZGVycy52MS5HZXRFc2ltUmVxdWVzdBoTLm9yZGVycy52MS5Fc2ltVmlldxJGCglMaXN0RXNpbXMSGy5vcmRlcnMudjEuTGlzdEVzaW1zUmVxdWVzdBocLm9yZGVycy52MS5MaXN0RXNpbXNSZXNwb25zZRJ5ChpSZWNvcmRTdXBwbGllck5vdGlmaWNhdGlvbhIsLm9yZGVycy52MS5SZWNvcmRTdXBwbGllck5vdGlmaWNhdGlvblJlcXVlc3QaLS5vcmRlcnMudjEuUmVjb3JkU3VwcGxpZXJOb3RpZmljYXRpb25SZXNwb25zZRJLChBTZXRFc2ltU3VzcGVuZGVkEiIub3JkZXJzLnYxLlNldEVzaW1TdXNwZW5kZWRSZXF1ZXN0GhMub3JkZXJzLnYxLkVzaW1WaWV3YgZwcm90bzM", [file_common_v1_common]);
 
 /**
  * @generated from message orders.v1.Esim
@@ -574,6 +574,25 @@ export type EsimView = Message<"orders.v1.EsimView"> & {
    * @generated from field: optional string installed_at = 15;
    */
   installedAt?: string | undefined;
+
+  /**
+   * The device's EID once the SM-DP+ reported it.
+   *
+   * @generated from field: optional string eid = 16;
+   */
+  eid?: string | undefined;
+
+  /**
+   * The last failed download or installation the SM-DP+ reported.
+   *
+   * @generated from field: optional orders.v1.EsimError last_error = 17;
+   */
+  lastError?: EsimError | undefined;
+
+  /**
+   * @generated from field: bool suspended = 18;
+   */
+  suspended: boolean;
 };
 
 /**
@@ -582,6 +601,69 @@ export type EsimView = Message<"orders.v1.EsimView"> & {
  */
 export const EsimViewSchema: GenMessage<EsimView> = /*@__PURE__*/
   messageDesc(file_orders_v1_orders, 11);
+
+/**
+ * Contract §13 lastError.
+ *
+ * @generated from message orders.v1.EsimError
+ */
+export type EsimError = Message<"orders.v1.EsimError"> & {
+  /**
+   * @generated from field: string at = 1;
+   */
+  at: string;
+
+  /**
+   * @generated from field: int32 notification_point = 2;
+   */
+  notificationPoint: number;
+
+  /**
+   * @generated from field: optional string reason_code = 3;
+   */
+  reasonCode?: string | undefined;
+
+  /**
+   * @generated from field: optional string message = 4;
+   */
+  message?: string | undefined;
+};
+
+/**
+ * Describes the message orders.v1.EsimError.
+ * Use `create(EsimErrorSchema)` to create a new message.
+ */
+export const EsimErrorSchema: GenMessage<EsimError> = /*@__PURE__*/
+  messageDesc(file_orders_v1_orders, 12);
+
+/**
+ * @generated from message orders.v1.SetEsimSuspendedRequest
+ */
+export type SetEsimSuspendedRequest = Message<"orders.v1.SetEsimSuspendedRequest"> & {
+  /**
+   * Empty for operators (any partner's eSIM).
+   *
+   * @generated from field: string partner_id = 1;
+   */
+  partnerId: string;
+
+  /**
+   * @generated from field: string iccid = 2;
+   */
+  iccid: string;
+
+  /**
+   * @generated from field: bool suspended = 3;
+   */
+  suspended: boolean;
+};
+
+/**
+ * Describes the message orders.v1.SetEsimSuspendedRequest.
+ * Use `create(SetEsimSuspendedRequestSchema)` to create a new message.
+ */
+export const SetEsimSuspendedRequestSchema: GenMessage<SetEsimSuspendedRequest> = /*@__PURE__*/
+  messageDesc(file_orders_v1_orders, 13);
 
 /**
  * @generated from message orders.v1.GetEsimRequest
@@ -605,7 +687,7 @@ export type GetEsimRequest = Message<"orders.v1.GetEsimRequest"> & {
  * Use `create(GetEsimRequestSchema)` to create a new message.
  */
 export const GetEsimRequestSchema: GenMessage<GetEsimRequest> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 12);
+  messageDesc(file_orders_v1_orders, 14);
 
 /**
  * @generated from message orders.v1.ListEsimsRequest
@@ -636,7 +718,7 @@ export type ListEsimsRequest = Message<"orders.v1.ListEsimsRequest"> & {
  * Use `create(ListEsimsRequestSchema)` to create a new message.
  */
 export const ListEsimsRequestSchema: GenMessage<ListEsimsRequest> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 13);
+  messageDesc(file_orders_v1_orders, 15);
 
 /**
  * @generated from message orders.v1.ListEsimsResponse
@@ -658,7 +740,7 @@ export type ListEsimsResponse = Message<"orders.v1.ListEsimsResponse"> & {
  * Use `create(ListEsimsResponseSchema)` to create a new message.
  */
 export const ListEsimsResponseSchema: GenMessage<ListEsimsResponse> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 14);
+  messageDesc(file_orders_v1_orders, 16);
 
 /**
  * @generated from message orders.v1.RecordSupplierNotificationRequest
@@ -708,7 +790,7 @@ export type RecordSupplierNotificationRequest = Message<"orders.v1.RecordSupplie
  * Use `create(RecordSupplierNotificationRequestSchema)` to create a new message.
  */
 export const RecordSupplierNotificationRequestSchema: GenMessage<RecordSupplierNotificationRequest> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 15);
+  messageDesc(file_orders_v1_orders, 17);
 
 /**
  * @generated from message orders.v1.RecordSupplierNotificationResponse
@@ -727,7 +809,7 @@ export type RecordSupplierNotificationResponse = Message<"orders.v1.RecordSuppli
  * Use `create(RecordSupplierNotificationResponseSchema)` to create a new message.
  */
 export const RecordSupplierNotificationResponseSchema: GenMessage<RecordSupplierNotificationResponse> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 16);
+  messageDesc(file_orders_v1_orders, 18);
 
 /**
  * Contract §7: processing → provisioned | failed; provisioned → cancelled.
@@ -820,6 +902,13 @@ export enum EsimStatus {
    * @generated from enum value: ESIM_STATUS_CANCELLED = 3;
    */
   CANCELLED = 3,
+
+  /**
+   * The SM-DP+ reported the profile deleted from the device (contract §8).
+   *
+   * @generated from enum value: ESIM_STATUS_DELETED = 4;
+   */
+  DELETED = 4,
 }
 
 /**
@@ -994,6 +1083,20 @@ export const OrdersService: GenService<{
     methodKind: "unary";
     input: typeof RecordSupplierNotificationRequestSchema;
     output: typeof RecordSupplierNotificationResponseSchema;
+  },
+  /**
+   * Contract §13 suspension: the connectivity provider stops (suspended =
+   * true) or restarts data on the eSIM; answers the eSIM view. The same state
+   * again changes nothing. ESIM_NOT_FOUND (unknown or another partner's),
+   * ESIM_NOT_SUSPENDABLE (cancelled or deleted), UNAVAILABLE (the provider
+   * unreachable; nothing changed).
+   *
+   * @generated from rpc orders.v1.OrdersService.SetEsimSuspended
+   */
+  setEsimSuspended: {
+    methodKind: "unary";
+    input: typeof SetEsimSuspendedRequestSchema;
+    output: typeof EsimViewSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_orders_v1_orders, 0);

@@ -10,7 +10,60 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file provisioning/v1/provisioning.proto.
  */
 export const file_provisioning_v1_provisioning: GenFile = /*@__PURE__*/
-  fileDesc("CiJwcm92aXNpb25pbmcvdjEvcHJvdmlzaW9uaW5nLnByb3RvEg9wcm92aXNpb25pbmcudjEiKgoWR2V0UHJvdmlzaW9uaW5nUmVxdWVzdBIQCghvcmRlcl9pZBgBIAEoCSKAAQoPUHJvdmlzaW9uZWRFc2ltEhoKEnN1cHBsaWVyX3JlZmVyZW5jZRgBIAEoCRINCgVpY2NpZBgCIAEoCRIUCgxzbWRwX2FkZHJlc3MYAyABKAkSEwoLbWF0Y2hpbmdfaWQYBCABKAkSFwoPYWN0aXZhdGlvbl9jb2RlGAUgASgJIpQBChdHZXRQcm92aXNpb25pbmdSZXNwb25zZRIxCgVzdGF0ZRgBIAEoDjIiLnByb3Zpc2lvbmluZy52MS5Qcm92aXNpb25pbmdTdGF0ZRIuCgRlc2ltGAIgASgLMiAucHJvdmlzaW9uaW5nLnYxLlByb3Zpc2lvbmVkRXNpbRIWCg5mYWlsdXJlX3JlYXNvbhgDIAEoCSJNChNSZXZva2VCdW5kbGVSZXF1ZXN0EhEKCXJlZmVyZW5jZRgBIAEoCRINCgVpY2NpZBgCIAEoCRIUCgxmaXJzdF9idW5kbGUYAyABKAgiVwoUUmV2b2tlQnVuZGxlUmVzcG9uc2USLwoHb3V0Y29tZRgBIAEoDjIeLnByb3Zpc2lvbmluZy52MS5SZXZva2VPdXRjb21lEg4KBmRldGFpbBgCIAEoCSq8AQoRUHJvdmlzaW9uaW5nU3RhdGUSIgoeUFJPVklTSU9OSU5HX1NUQVRFX1VOU1BFQ0lGSUVEEAASHgoaUFJPVklTSU9OSU5HX1NUQVRFX1VOS05PV04QARIiCh5QUk9WSVNJT05JTkdfU1RBVEVfSU5fUFJPR1JFU1MQAhIgChxQUk9WSVNJT05JTkdfU1RBVEVfU1VDQ0VFREVEEAMSHQoZUFJPVklTSU9OSU5HX1NUQVRFX0ZBSUxFRBAEKm0KDVJldm9rZU91dGNvbWUSHgoaUkVWT0tFX09VVENPTUVfVU5TUEVDSUZJRUQQABIaChZSRVZPS0VfT1VUQ09NRV9SRVZPS0VEEAESIAocUkVWT0tFX09VVENPTUVfTk9UX1JFVk9LQUJMRRACMtgBChNQcm92aXNpb25pbmdTZXJ2aWNlElsKDFJldm9rZUJ1bmRsZRIkLnByb3Zpc2lvbmluZy52MS5SZXZva2VCdW5kbGVSZXF1ZXN0GiUucHJvdmlzaW9uaW5nLnYxLlJldm9rZUJ1bmRsZVJlc3BvbnNlEmQKD0dldFByb3Zpc2lvbmluZxInLnByb3Zpc2lvbmluZy52MS5HZXRQcm92aXNpb25pbmdSZXF1ZXN0GigucHJvdmlzaW9uaW5nLnYxLkdldFByb3Zpc2lvbmluZ1Jlc3BvbnNlYgZwcm90bzM");
+  fileDesc("CiJwcm92aXNpb25pbmcvdjEvcHJvdmlzaW9uaW5nLnByb3RvEg9wcm92aXNpb25pbmcudjEiNwoTU2V0U3VzcGVuZGVkUmVxdWVzdBINCgVpY2NpZBgBIAEoCRIRCglzdXNwZW5kZWQYAiABKAgibgoUU2V0U3VzcGVuZGVkUmVzcG9uc2USMwoHb3V0Y29tZRgBIAEoDjIiLnByb3Zpc2lvbmluZy52MS5TdXNwZW5zaW9uT3V0Y29tZRIRCglzdXNwZW5kZWQYAiABKAgSDgoGZGV0YWlsGAMgASgJIioKFkdldFByb3Zpc2lvbmluZ1JlcXVlc3QSEAoIb3JkZXJfaWQYASABKAkigAEKD1Byb3Zpc2lvbmVkRXNpbRIaChJzdXBwbGllcl9yZWZlcmVuY2UYASABKAkSDQoFaWNjaWQYAiABKAkSFAoMc21kcF9hZGRyZXNzGAMgASgJEhMKC21hdGNoaW5nX2lkGAQgASgJEhcKD2FjdGl2YXRpb25fY29kZRgFIAEoCSKUAQoXR2V0UHJvdmlzaW9uaW5nUmVzcG9uc2USMQoFc3RhdGUYASABKA4yIi5wcm92aXNpb25pbmcudjEuUHJvdmlzaW9uaW5nU3RhdGUSLgoEZXNpbRgCIAEoCzIgLnByb3Zpc2lvbmluZy52MS5Qcm92aXNpb25lZEVzaW0SFgoOZmFpbHVyZV9yZWFzb24YAyABKAkiTQoTUmV2b2tlQnVuZGxlUmVxdWVzdBIRCglyZWZlcmVuY2UYASABKAkSDQoFaWNjaWQYAiABKAkSFAoMZmlyc3RfYnVuZGxlGAMgASgIIlcKFFJldm9rZUJ1bmRsZVJlc3BvbnNlEi8KB291dGNvbWUYASABKA4yHi5wcm92aXNpb25pbmcudjEuUmV2b2tlT3V0Y29tZRIOCgZkZXRhaWwYAiABKAkqfAoRU3VzcGVuc2lvbk91dGNvbWUSIgoeU1VTUEVOU0lPTl9PVVRDT01FX1VOU1BFQ0lGSUVEEAASGwoXU1VTUEVOU0lPTl9PVVRDT01FX0RPTkUQARImCiJTVVNQRU5TSU9OX09VVENPTUVfTk9UX1NVU1BFTkRBQkxFEAIqvAEKEVByb3Zpc2lvbmluZ1N0YXRlEiIKHlBST1ZJU0lPTklOR19TVEFURV9VTlNQRUNJRklFRBAAEh4KGlBST1ZJU0lPTklOR19TVEFURV9VTktOT1dOEAESIgoeUFJPVklTSU9OSU5HX1NUQVRFX0lOX1BST0dSRVNTEAISIAocUFJPVklTSU9OSU5HX1NUQVRFX1NVQ0NFRURFRBADEh0KGVBST1ZJU0lPTklOR19TVEFURV9GQUlMRUQQBCptCg1SZXZva2VPdXRjb21lEh4KGlJFVk9LRV9PVVRDT01FX1VOU1BFQ0lGSUVEEAASGgoWUkVWT0tFX09VVENPTUVfUkVWT0tFRBABEiAKHFJFVk9LRV9PVVRDT01FX05PVF9SRVZPS0FCTEUQAjK1AgoTUHJvdmlzaW9uaW5nU2VydmljZRJbCgxSZXZva2VCdW5kbGUSJC5wcm92aXNpb25pbmcudjEuUmV2b2tlQnVuZGxlUmVxdWVzdBolLnByb3Zpc2lvbmluZy52MS5SZXZva2VCdW5kbGVSZXNwb25zZRJkCg9HZXRQcm92aXNpb25pbmcSJy5wcm92aXNpb25pbmcudjEuR2V0UHJvdmlzaW9uaW5nUmVxdWVzdBooLnByb3Zpc2lvbmluZy52MS5HZXRQcm92aXNpb25pbmdSZXNwb25zZRJbCgxTZXRTdXNwZW5kZWQSJC5wcm92aXNpb25pbmcudjEuU2V0U3VzcGVuZGVkUmVxdWVzdBolLnByb3Zpc2lvbmluZy52MS5TZXRTdXNwZW5kZWRSZXNwb25zZWIGcHJvdG8z");
+
+/**
+ * @generated from message provisioning.v1.SetSuspendedRequest
+ */
+export type SetSuspendedRequest = Message<"provisioning.v1.SetSuspendedRequest"> & {
+  /**
+   * @generated from field: string iccid = 1;
+   */
+  iccid: string;
+
+  /**
+   * @generated from field: bool suspended = 2;
+   */
+  suspended: boolean;
+};
+
+/**
+ * Describes the message provisioning.v1.SetSuspendedRequest.
+ * Use `create(SetSuspendedRequestSchema)` to create a new message.
+ */
+export const SetSuspendedRequestSchema: GenMessage<SetSuspendedRequest> = /*@__PURE__*/
+  messageDesc(file_provisioning_v1_provisioning, 0);
+
+/**
+ * @generated from message provisioning.v1.SetSuspendedResponse
+ */
+export type SetSuspendedResponse = Message<"provisioning.v1.SetSuspendedResponse"> & {
+  /**
+   * @generated from field: provisioning.v1.SuspensionOutcome outcome = 1;
+   */
+  outcome: SuspensionOutcome;
+
+  /**
+   * DONE: the provider's state now.
+   *
+   * @generated from field: bool suspended = 2;
+   */
+  suspended: boolean;
+
+  /**
+   * NOT_SUSPENDABLE: the provider's reason (not_found, esim_revoked).
+   *
+   * @generated from field: string detail = 3;
+   */
+  detail: string;
+};
+
+/**
+ * Describes the message provisioning.v1.SetSuspendedResponse.
+ * Use `create(SetSuspendedResponseSchema)` to create a new message.
+ */
+export const SetSuspendedResponseSchema: GenMessage<SetSuspendedResponse> = /*@__PURE__*/
+  messageDesc(file_provisioning_v1_provisioning, 1);
 
 /**
  * @generated from message provisioning.v1.GetProvisioningRequest
@@ -27,7 +80,7 @@ export type GetProvisioningRequest = Message<"provisioning.v1.GetProvisioningReq
  * Use `create(GetProvisioningRequestSchema)` to create a new message.
  */
 export const GetProvisioningRequestSchema: GenMessage<GetProvisioningRequest> = /*@__PURE__*/
-  messageDesc(file_provisioning_v1_provisioning, 0);
+  messageDesc(file_provisioning_v1_provisioning, 2);
 
 /**
  * The fields of provisioning.succeeded, order id aside.
@@ -66,7 +119,7 @@ export type ProvisionedEsim = Message<"provisioning.v1.ProvisionedEsim"> & {
  * Use `create(ProvisionedEsimSchema)` to create a new message.
  */
 export const ProvisionedEsimSchema: GenMessage<ProvisionedEsim> = /*@__PURE__*/
-  messageDesc(file_provisioning_v1_provisioning, 1);
+  messageDesc(file_provisioning_v1_provisioning, 3);
 
 /**
  * @generated from message provisioning.v1.GetProvisioningResponse
@@ -97,7 +150,7 @@ export type GetProvisioningResponse = Message<"provisioning.v1.GetProvisioningRe
  * Use `create(GetProvisioningResponseSchema)` to create a new message.
  */
 export const GetProvisioningResponseSchema: GenMessage<GetProvisioningResponse> = /*@__PURE__*/
-  messageDesc(file_provisioning_v1_provisioning, 2);
+  messageDesc(file_provisioning_v1_provisioning, 4);
 
 /**
  * @generated from message provisioning.v1.RevokeBundleRequest
@@ -128,7 +181,7 @@ export type RevokeBundleRequest = Message<"provisioning.v1.RevokeBundleRequest">
  * Use `create(RevokeBundleRequestSchema)` to create a new message.
  */
 export const RevokeBundleRequestSchema: GenMessage<RevokeBundleRequest> = /*@__PURE__*/
-  messageDesc(file_provisioning_v1_provisioning, 3);
+  messageDesc(file_provisioning_v1_provisioning, 5);
 
 /**
  * @generated from message provisioning.v1.RevokeBundleResponse
@@ -152,7 +205,33 @@ export type RevokeBundleResponse = Message<"provisioning.v1.RevokeBundleResponse
  * Use `create(RevokeBundleResponseSchema)` to create a new message.
  */
 export const RevokeBundleResponseSchema: GenMessage<RevokeBundleResponse> = /*@__PURE__*/
-  messageDesc(file_provisioning_v1_provisioning, 4);
+  messageDesc(file_provisioning_v1_provisioning, 6);
+
+/**
+ * @generated from enum provisioning.v1.SuspensionOutcome
+ */
+export enum SuspensionOutcome {
+  /**
+   * @generated from enum value: SUSPENSION_OUTCOME_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: SUSPENSION_OUTCOME_DONE = 1;
+   */
+  DONE = 1,
+
+  /**
+   * @generated from enum value: SUSPENSION_OUTCOME_NOT_SUSPENDABLE = 2;
+   */
+  NOT_SUSPENDABLE = 2,
+}
+
+/**
+ * Describes the enum provisioning.v1.SuspensionOutcome.
+ */
+export const SuspensionOutcomeSchema: GenEnum<SuspensionOutcome> = /*@__PURE__*/
+  enumDesc(file_provisioning_v1_provisioning, 0);
 
 /**
  * @generated from enum provisioning.v1.ProvisioningState
@@ -194,7 +273,7 @@ export enum ProvisioningState {
  * Describes the enum provisioning.v1.ProvisioningState.
  */
 export const ProvisioningStateSchema: GenEnum<ProvisioningState> = /*@__PURE__*/
-  enumDesc(file_provisioning_v1_provisioning, 0);
+  enumDesc(file_provisioning_v1_provisioning, 1);
 
 /**
  * @generated from enum provisioning.v1.RevokeOutcome
@@ -220,7 +299,7 @@ export enum RevokeOutcome {
  * Describes the enum provisioning.v1.RevokeOutcome.
  */
 export const RevokeOutcomeSchema: GenEnum<RevokeOutcome> = /*@__PURE__*/
-  enumDesc(file_provisioning_v1_provisioning, 1);
+  enumDesc(file_provisioning_v1_provisioning, 2);
 
 /**
  * The supplier calls that must answer synchronously (every other one runs
@@ -258,6 +337,18 @@ export const ProvisioningService: GenService<{
     methodKind: "unary";
     input: typeof GetProvisioningRequestSchema;
     output: typeof GetProvisioningResponseSchema;
+  },
+  /**
+   * Stops (suspended = true) or restarts data on an eSIM at the connectivity
+   * provider (contract §13). Idempotent there. A refusal (unknown, revoked)
+   * is NOT_SUSPENDABLE with a detail; a transient failure is gRPC UNAVAILABLE.
+   *
+   * @generated from rpc provisioning.v1.ProvisioningService.SetSuspended
+   */
+  setSuspended: {
+    methodKind: "unary";
+    input: typeof SetSuspendedRequestSchema;
+    output: typeof SetSuspendedResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_provisioning_v1_provisioning, 0);

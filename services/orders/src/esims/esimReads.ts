@@ -3,7 +3,7 @@ import type { Queryable } from '@esim/postgres';
 import type { EsimStatus } from '@esim/vocabulary';
 import { findEsimState, listEsimStates } from '../store/esimStore.js';
 import { iccidPattern, type EsimState } from './esim.js';
-import { parsePage } from './requestRules.js';
+import { parsePage } from '../domain/requestRules.js';
 
 /**
  * One eSIM with its bundles. Unknown, malformed and another partner's

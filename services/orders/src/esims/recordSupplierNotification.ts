@@ -6,7 +6,7 @@ import { isOneOf, supplierNotificationTypes } from '@esim/vocabulary';
 import { findEsimState, lockEsimKey } from '../store/esimStore.js';
 import { insertNotification, markApplied } from '../store/notificationStore.js';
 import { iccidPattern } from './esim.js';
-import { supplierNotifications } from './metrics.js';
+import { supplierNotifications } from '../domain/metrics.js';
 import { applyNotification, type SupplierNotification } from './notification.js';
 
 export interface NotificationInput {

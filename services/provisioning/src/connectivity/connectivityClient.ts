@@ -1,24 +1,23 @@
 import { z } from 'zod';
+import { iccidPattern } from '@esim/ids';
 import { metrics } from '@esim/telemetry';
 
-/** The eSIM the supplier issued for a reference. */
-export interface SupplierEsim {
+/** A bundle the connectivity provider holds on an ICCID; profile fields only when the provider knows them (the simulator does). */
+export interface ConnectivityBundle {
   reference: string;
   iccid: string;
-  smdpAddress: string;
-  matchingId: string;
-  activationCode: string;
+  profile: { smdpAddress: string; matchingId: string; activationCode: string } | null;
 }
 
 export type TransientCause = 'unavailable' | 'throttled' | 'timeout' | 'network_error' | 'bad_response';
 
 /** One call's outcome, already sorted into what the use case must do with it. */
-export type SupplierResult =
-  | { kind: 'issued'; statusCode: number; esim: SupplierEsim }
+export type BundleResult =
+  | { kind: 'added'; statusCode: number; bundle: ConnectivityBundle }
   | { kind: 'rejected'; statusCode: number; detail: string }
   | { kind: 'transient'; cause: TransientCause; statusCode: number | null; detail: string };
 
-/** The bundle's size, sent so the supplier (the simulator has no catalog) knows it; absent for older events. */
+/** The bundle's size, sent so the provider (the simulator has no catalog) knows it; absent for older events. */
 export interface BundleSize {
   dataMb?: number;
   validityDays?: number;
@@ -29,30 +28,44 @@ export type RevokeResult =
   | { kind: 'refused'; statusCode: number; detail: string }
   | { kind: 'transient'; cause: TransientCause; statusCode: number | null; detail: string };
 
-export interface SupplierClient {
-  /** A new eSIM, its first bundle named by `reference`. */
-  requestEsim(request: { sku: string; reference: string } & BundleSize): Promise<SupplierResult>;
-  /** A bundle added to the existing eSIM `iccid` (a top-up); the answer is that eSIM's profile. */
-  addBundle(request: { iccid: string; sku: string; reference: string } & BundleSize): Promise<SupplierResult>;
-  /** Revokes the bundle `reference` (a first bundle: the whole eSIM). Idempotent at the supplier. */
+export type SuspensionResult =
+  | { kind: 'done'; statusCode: number; suspended: boolean }
+  | { kind: 'refused'; statusCode: number; detail: string }
+  | { kind: 'transient'; cause: TransientCause; statusCode: number | null; detail: string };
+
+/**
+ * The connectivity provider port (contract §8, §13): the network side of an
+ * eSIM, which holds its data bundles. The SM-DP+ makes the profile; this
+ * provider is told its ICCID with the first bundle. Every call carries the
+ * order id as the idempotency reference. One adapter today (HTTP, below).
+ */
+export interface ConnectivityPort {
+  /** The eSIM's first bundle, named by `reference`, on the ICCID the SM-DP+ issued. */
+  addFirstBundle(request: { iccid: string; sku: string; reference: string } & BundleSize): Promise<BundleResult>;
+  /** A bundle added to the existing eSIM `iccid` (a top-up). */
+  addBundle(request: { iccid: string; sku: string; reference: string } & BundleSize): Promise<BundleResult>;
+  /** Revokes the bundle `reference` (a first bundle: the whole subscription). Idempotent at the provider. */
   revokeBundle(request: { reference: string }): Promise<RevokeResult>;
+  /** Stops (or restarts) data on the eSIM (contract §13 suspension). Idempotent at the provider. */
+  setSuspended(request: { iccid: string; suspended: boolean }): Promise<SuspensionResult>;
 }
 
 const meter = metrics.getMeter('provisioning');
-const calls = meter.createCounter('provisioning_supplier_calls_total', { description: 'Supplier calls, by outcome' });
-const duration = meter.createHistogram('provisioning_supplier_call_duration_ms', { description: 'Supplier call duration, by outcome', unit: 'ms' });
+const calls = meter.createCounter('provisioning_supplier_calls_total', { description: 'Connectivity provider calls, by outcome' });
+const duration = meter.createHistogram('provisioning_supplier_call_duration_ms', { description: 'Connectivity provider call duration, by outcome', unit: 'ms' });
 
 const maxResponseBytes = 64 * 1024;
 const maxDetailChars = 500;
 
 const text = z.string().min(1).max(256);
-const esimAnswer = z.object({
+const bundleAnswer = z.object({
   reference: text,
-  iccid: z.string().regex(/^\d{18,22}$/),
-  smdpAddress: text,
-  matchingId: text,
-  activationCode: z.string().startsWith('LPA:1$').max(512),
+  iccid: z.string().regex(iccidPattern),
+  smdpAddress: text.optional(),
+  matchingId: text.optional(),
+  activationCode: z.string().startsWith('LPA:1$').max(512).optional(),
 });
+const suspensionAnswer = z.object({ iccid: z.string(), suspended: z.boolean() });
 const errorAnswer = z.object({ error: z.string().optional(), message: z.string().optional() }).loose();
 
 /** 4xx answers that mean "try later", not "never". */
@@ -64,15 +77,16 @@ export function isRejectionStatus(status: number): boolean {
 }
 
 /**
- * The upstream supplier's HTTP API: `POST {SUPPLIER_URL}/v1/esims` with the
- * SKU and our idempotency reference, under a deadline. It never throws: every
- * outcome (an eSIM, a rejection, a transient failure) is a value.
+ * The connectivity provider's HTTP API (CONNECTIVITY_URL): `POST /v1/esims`
+ * with the ICCID, the SKU and our idempotency reference, top-ups, revocation
+ * and suspension, each under a deadline. It never throws: every outcome is a
+ * value.
  */
-export function createSupplierClient(options: { baseUrl: string; timeoutMs: number }): SupplierClient {
+export function createConnectivityClient(options: { baseUrl: string; timeoutMs: number }): ConnectivityPort {
   const base = options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`;
   const url = (path: string) => new URL(path, base);
 
-  type Answer = { kind: 'answer'; status: number; body: string } | Extract<SupplierResult, { kind: 'transient' }>;
+  type Answer = { kind: 'answer'; status: number; body: string } | Extract<BundleResult, { kind: 'transient' }>;
 
   /** One POST under the deadline: the answer, or why there was none (always transient). */
   async function post(endpoint: URL, payload: unknown): Promise<Answer> {
@@ -94,17 +108,19 @@ export function createSupplierClient(options: { baseUrl: string; timeoutMs: numb
     }
   }
 
-  /** An eSIM-issuing call (a new eSIM, or a bundle on one): sorted into issued, rejected or transient. */
-  async function issue(endpoint: URL, request: { reference: string; iccid?: string }, payload: unknown): Promise<SupplierResult> {
+  /** A bundle-adding call (first or top-up): sorted into added, rejected or transient. */
+  async function issue(endpoint: URL, request: { reference: string; iccid: string }, payload: unknown): Promise<BundleResult> {
     const answer = await post(endpoint, payload);
     if (answer.kind === 'transient') return answer;
     const { status, body } = answer;
     if (status >= 200 && status < 300) {
-      const esim = esimAnswer.safeParse(parseJson(body));
-      if (!esim.success || esim.data.reference !== request.reference || (request.iccid !== undefined && esim.data.iccid !== request.iccid)) {
-        return { kind: 'transient', cause: 'bad_response', statusCode: status, detail: `HTTP ${status} with an unusable eSIM body` };
+      const parsed = bundleAnswer.safeParse(parseJson(body));
+      if (!parsed.success || parsed.data.reference !== request.reference || parsed.data.iccid !== request.iccid) {
+        return { kind: 'transient', cause: 'bad_response', statusCode: status, detail: `HTTP ${status} with an unusable bundle body` };
       }
-      return { kind: 'issued', statusCode: status, esim: esim.data };
+      const { smdpAddress, matchingId, activationCode } = parsed.data;
+      const profile = smdpAddress && matchingId && activationCode ? { smdpAddress, matchingId, activationCode } : null;
+      return { kind: 'added', statusCode: status, bundle: { reference: parsed.data.reference, iccid: parsed.data.iccid, profile } };
     }
     const detail = describeError(status, body);
     if (isRejectionStatus(status)) return { kind: 'rejected', statusCode: status, detail };
@@ -121,7 +137,7 @@ export function createSupplierClient(options: { baseUrl: string; timeoutMs: numb
   }
 
   return {
-    requestEsim: (request) => measured(() => issue(url('v1/esims'), request, request)),
+    addFirstBundle: (request) => measured(() => issue(url('v1/esims'), request, request)),
     addBundle: ({ iccid, ...request }) =>
       measured(() => issue(url(`v1/esims/${encodeURIComponent(iccid)}/bundles`), { reference: request.reference, iccid }, request)),
     revokeBundle: (request) =>
@@ -131,6 +147,19 @@ export function createSupplierClient(options: { baseUrl: string; timeoutMs: numb
         const { status, body } = answer;
         if (status >= 200 && status < 300) return { kind: 'revoked', statusCode: status };
         // 404 unknown reference, 409 bundle_used / esim_installed: the supplier's "no", with its word for why.
+        if (status === 404 || status === 409) return { kind: 'refused', statusCode: status, detail: supplierWord(body) ?? (status === 404 ? 'not_found' : 'conflict') };
+        return { kind: 'transient', cause: status === 429 ? 'throttled' : 'unavailable', statusCode: status, detail: describeError(status, body) };
+      }),
+    setSuspended: ({ iccid, suspended }) =>
+      measured(async (): Promise<SuspensionResult> => {
+        const answer = await post(url(`v1/esims/${encodeURIComponent(iccid)}/${suspended ? 'suspend' : 'resume'}`), undefined);
+        if (answer.kind === 'transient') return answer;
+        const { status, body } = answer;
+        if (status >= 200 && status < 300) {
+          const parsed = suspensionAnswer.safeParse(parseJson(body));
+          if (!parsed.success || parsed.data.iccid !== iccid) return { kind: 'transient', cause: 'bad_response', statusCode: status, detail: `HTTP ${status} with an unusable body` };
+          return { kind: 'done', statusCode: status, suspended: parsed.data.suspended };
+        }
         if (status === 404 || status === 409) return { kind: 'refused', statusCode: status, detail: supplierWord(body) ?? (status === 404 ? 'not_found' : 'conflict') };
         return { kind: 'transient', cause: status === 429 ? 'throttled' : 'unavailable', statusCode: status, detail: describeError(status, body) };
       }),

@@ -3,7 +3,7 @@ import type { Logger } from '@esim/telemetry';
 import { findEsimState, insertBundle, insertEsim, lockEsimKey } from '../store/esimStore.js';
 import { markApplied, unappliedFor } from '../store/notificationStore.js';
 import { applyNotification } from './notification.js';
-import type { VisibleOrder } from './order.js';
+import type { VisibleOrder } from '../domain/order.js';
 
 /** The supplier simulator's defaults, for an order placed before orders copied the plan's size. */
 const fallbackDataMb = 1024;

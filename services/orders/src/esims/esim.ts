@@ -17,6 +17,21 @@ export interface EsimRecord {
   usageUpdatedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
+  /** The device's EID once the SM-DP+ reported it (contract §13). */
+  eid: string | null;
+  /** The last failed download or installation the SM-DP+ reported. */
+  lastError: EsimError | null;
+  /** Data stopped at the connectivity provider (contract §13 suspension). */
+  suspended: boolean;
+  deletedAt: Date | null;
+}
+
+/** Contract §13 lastError: where the download or installation failed and why. */
+export interface EsimError {
+  at: Date;
+  notificationPoint: number;
+  reasonCode: string | null;
+  message: string | null;
 }
 
 /** One bundle: the data a provisioned order bought on its eSIM. */
@@ -62,5 +77,5 @@ export function expiryOf(activatedAt: Date, validityDays: number): Date {
   return new Date(activatedAt.getTime() + validityDays * 86_400_000);
 }
 
-/** ICCIDs are 18–22 digits (contract §3); anything else names no eSIM. */
-export const iccidPattern = /^\d{18,22}$/;
+/** ICCIDs are 18–22 digits (contract §3): the rule lives in @esim/ids. */
+export { iccidPattern } from '@esim/ids';
