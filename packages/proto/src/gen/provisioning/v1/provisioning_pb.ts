@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file provisioning/v1/provisioning.proto.
  */
 export const file_provisioning_v1_provisioning: GenFile = /*@__PURE__*/
-  fileDesc("CiJwcm92aXNpb25pbmcvdjEvcHJvdmlzaW9uaW5nLnByb3RvEg9wcm92aXNpb25pbmcudjEiKgoWR2V0UHJvdmlzaW9uaW5nUmVxdWVzdBIQCghvcmRlcl9pZBgBIAEoCSKAAQoPUHJvdmlzaW9uZWRFc2ltEhoKEnN1cHBsaWVyX3JlZmVyZW5jZRgBIAEoCRINCgVpY2NpZBgCIAEoCRIUCgxzbWRwX2FkZHJlc3MYAyABKAkSEwoLbWF0Y2hpbmdfaWQYBCABKAkSFwoPYWN0aXZhdGlvbl9jb2RlGAUgASgJIpQBChdHZXRQcm92aXNpb25pbmdSZXNwb25zZRIxCgVzdGF0ZRgBIAEoDjIiLnByb3Zpc2lvbmluZy52MS5Qcm92aXNpb25pbmdTdGF0ZRIuCgRlc2ltGAIgASgLMiAucHJvdmlzaW9uaW5nLnYxLlByb3Zpc2lvbmVkRXNpbRIWCg5mYWlsdXJlX3JlYXNvbhgDIAEoCSJNChNSZXZva2VCdW5kbGVSZXF1ZXN0EhEKCXJlZmVyZW5jZRgBIAEoCRINCgVpY2NpZBgCIAEoCRIUCgxmaXJzdF9idW5kbGUYAyABKAgiVwoUUmV2b2tlQnVuZGxlUmVzcG9uc2USLwoHb3V0Y29tZRgBIAEoDjIeLnByb3Zpc2lvbmluZy52MS5SZXZva2VPdXRjb21lEg4KBmRldGFpbBgCIAEoCSq8AQoRUHJvdmlzaW9uaW5nU3RhdGUSIgoeUFJPVklTSU9OSU5HX1NUQVRFX1VOU1BFQ0lGSUVEEAASHgoaUFJPVklTSU9OSU5HX1NUQVRFX1VOS05PV04QARIiCh5QUk9WSVNJT05JTkdfU1RBVEVfSU5fUFJPR1JFU1MQAhIgChxQUk9WSVNJT05JTkdfU1RBVEVfU1VDQ0VFREVEEAMSHQoZUFJPVklTSU9OSU5HX1NUQVRFX0ZBSUxFRBAEKm0KDVJldm9rZU91dGNvbWUSHgoaUkVWT0tFX09VVENPTUVfVU5TUEVDSUZJRUQQABIaChZSRVZPS0VfT1VUQ09NRV9SRVZPS0VEEAESIAocUkVWT0tFX09VVENPTUVfTk9UX1JFVk9LQUJMRRACMtgBChNQcm92aXNpb25pbmdTZXJ2aWNlElsKDFJldm9rZUJ1bmRsZRIkLnByb3Zpc2lvbmluZy52MS5SZXZva2VCdW5kbGVSZXF1ZXN0GiUucHJvdmlzaW9uaW5nLnYxLlJldm9rZUJ1bmRsZVJlc3BvbnNlEmQKD0dldFByb3Zpc2lvbmluZxInLnByb3Zpc2lvbmluZy52MS5HZXRQcm92aXNpb25pbmdSZXF1ZXN0GigucHJvdmlzaW9uaW5nLnYxLkdldFByb3Zpc2lvbmluZ1Jlc3BvbnNlYgZwcm90bzM");
+  fileDesc("CiJwcm92aXNpb25pbmcvdjEvcHJvdmlzaW9uaW5nLnByb3RvEg9wcm92aXNpb25pbmcudjEiKgoWR2V0UHJvdmlzaW9uaW5nUmVxdWVzdBIQCghvcmRlcl9pZBgBIAEoCSKAAQoPUHJvdmlzaW9uZWRFc2ltEhoKEnN1cHBsaWVyX3JlZmVyZW5jZRgBIAEoCRINCgVpY2NpZBgCIAEoCRIUCgxzbWRwX2FkZHJlc3MYAyABKAkSEwoLbWF0Y2hpbmdfaWQYBCABKAkSFwoPYWN0aXZhdGlvbl9jb2RlGAUgASgJIpQBChdHZXRQcm92aXNpb25pbmdSZXNwb25zZRIxCgVzdGF0ZRgBIAEoDjIiLnByb3Zpc2lvbmluZy52MS5Qcm92aXNpb25pbmdTdGF0ZRIuCgRlc2ltGAIgASgLMiAucHJvdmlzaW9uaW5nLnYxLlByb3Zpc2lvbmVkRXNpbRIWCg5mYWlsdXJlX3JlYXNvbhgDIAEoCSJNChNSZXZva2VCdW5kbGVSZXF1ZXN0EhEKCXJlZmVyZW5jZRgBIAEoCRINCgVpY2NpZBgCIAEoCRIUCgxmaXJzdF9idW5kbGUYAyABKAgiVwoUUmV2b2tlQnVuZGxlUmVzcG9uc2USLwoHb3V0Y29tZRgBIAEoDjIeLnByb3Zpc2lvbmluZy52MS5SZXZva2VPdXRjb21lEg4KBmRldGFpbBgCIAEoCSq8AQoRUHJvdmlzaW9uaW5nU3RhdGUSIgoeUFJPVklTSU9OSU5HX1NUQVRFX1VOU1BFQ0lGSUVEEAASHgoaUFJPVklTSU9OSU5HX1NUQVRFX1VOS05PV04QARIiCh5QUk9WSVNJT05JTkdfU1RBVEVfSU5fUFJPR1JFU1MQAhIgChxQUk9WSVNJT05JTkdfU1RBVEVfU1VDQ0VFREVEEAMSHQoZUFJPVklTSU9OSU5HX1NUQVRFX0ZBSUxFRBAEKo0BCg1SZXZva2VPdXRjb21lEh4KGlJFVk9LRV9PVVRDT01FX1VOU1BFQ0lGSUVEEAASGgoWUkVWT0tFX09VVENPTUVfUkVWT0tFRBABEiAKHFJFVk9LRV9PVVRDT01FX05PVF9SRVZPS0FCTEUQAhIeChpSRVZPS0VfT1VUQ09NRV9VTkNPTkZJUk1FRBADMtgBChNQcm92aXNpb25pbmdTZXJ2aWNlElsKDFJldm9rZUJ1bmRsZRIkLnByb3Zpc2lvbmluZy52MS5SZXZva2VCdW5kbGVSZXF1ZXN0GiUucHJvdmlzaW9uaW5nLnYxLlJldm9rZUJ1bmRsZVJlc3BvbnNlEmQKD0dldFByb3Zpc2lvbmluZxInLnByb3Zpc2lvbmluZy52MS5HZXRQcm92aXNpb25pbmdSZXF1ZXN0GigucHJvdmlzaW9uaW5nLnYxLkdldFByb3Zpc2lvbmluZ1Jlc3BvbnNlYgZwcm90bzM");
 
 /**
  * @generated from message provisioning.v1.GetProvisioningRequest
@@ -214,6 +214,15 @@ export enum RevokeOutcome {
    * @generated from enum value: REVOKE_OUTCOME_NOT_REVOKABLE = 2;
    */
   NOT_REVOKABLE = 2,
+
+  /**
+   * The supplier was asked but its answer did not arrive in time (a timeout,
+   * a connection lost after the request was sent): it may have revoked. The
+   * caller keeps its intent and asks again (idempotent) until it learns.
+   *
+   * @generated from enum value: REVOKE_OUTCOME_UNCONFIRMED = 3;
+   */
+  UNCONFIRMED = 3,
 }
 
 /**
@@ -234,8 +243,11 @@ export const ProvisioningService: GenService<{
    * Revokes one bundle at the supplier (for a first bundle, the whole eSIM).
    * Idempotent: revoking a revoked bundle answers REVOKED again. A supplier
    * refusal (bundle used, eSIM installed, unknown reference) is
-   * NOT_REVOKABLE with a detail; a transient supplier failure or timeout is
-   * gRPC UNAVAILABLE (error code UNAVAILABLE), safe to retry.
+   * NOT_REVOKABLE with a detail; a supplier that could not be reached (nothing
+   * sent, or it answered "try later") is gRPC UNAVAILABLE (error code
+   * UNAVAILABLE), nothing changed; a request sent whose answer did not come
+   * back in time is UNCONFIRMED. The supplier call is bounded by the call's
+   * own deadline (less a margin), so the answer always arrives before it.
    *
    * @generated from rpc provisioning.v1.ProvisioningService.RevokeBundle
    */
