@@ -15,9 +15,10 @@ export interface Wallet {
    * Debits `amount` and holds it for the order; idempotent by orderId.
    * Resolves with the balance right after the debit. INSUFFICIENT_BALANCE
    * when the balance is too low (nothing debited); UNAVAILABLE when the wallet
-   * did not answer (the debit may or may not have happened).
+   * did not answer (the debit may or may not have happened). With `notAfter`,
+   * the debit commits before that instant (the database's clock) or never.
    */
-  reserve(request: { orderId: string; partnerId: string; amount: number; description: string }): Promise<{ balanceAfter: number }>;
+  reserve(request: { orderId: string; partnerId: string; amount: number; description: string; notAfter?: Date }): Promise<{ balanceAfter: number }>;
   /** The order's reservation, or undefined when the wallet holds none. */
   reservation(orderId: string): Promise<Reservation | undefined>;
   /** The partner's balance now. */
@@ -41,7 +42,12 @@ export function walletClient(address: string, tls?: TlsFiles): Wallet {
   const client = createClient(walletV1.WalletService, address, { tls });
   return {
     async reserve(request) {
-      const answer = await client.reserve({ ...request, amount: BigInt(request.amount) }, { deadlineMs: reserveDeadlineMs });
+      const { notAfter, ...rest } = request;
+      const answer = await client.reserve(
+        { ...rest, amount: BigInt(rest.amount), notAfter: notAfter?.toISOString() ?? '' },
+        // notAfter is in the database's clock, not this process's: it bounds the wallet's transaction, not this call.
+        { deadlineMs: reserveDeadlineMs },
+      );
       return { balanceAfter: Number(answer.balanceAfter) };
     },
     async reservation(orderId) {

@@ -3,6 +3,7 @@ import { newId } from '@esim/ids';
 import { withTransaction } from '@esim/postgres';
 import type { PlanPrice } from '../clients/catalog.js';
 import { lockEsimKey } from '../store/esimStore.js';
+import { reserveNotAfter } from './settlePendingOrders.js';
 import { deletePendingOrder, findOrder, findOrderByRequest, insertPendingOrder, type NewOrder } from '../store/orderStore.js';
 import { confirmPayment } from './confirmPayment.js';
 import { orderLogFields } from './customerLog.js';
@@ -118,7 +119,15 @@ async function pay(deps: OrdersDeps, order: Order): Promise<{ order: VisibleOrde
   const log = orderLogFields(order);
   let walletBalance: number;
   try {
-    ({ balanceAfter: walletBalance } = await deps.wallet.reserve({ orderId: order.id, partnerId: order.partnerId, amount: order.price, description: order.planName }));
+    ({ balanceAfter: walletBalance } = await deps.wallet.reserve({
+      orderId: order.id,
+      partnerId: order.partnerId,
+      amount: order.price,
+      description: order.planName,
+      // The row's own creation (the database's clock) plus the Reserve deadline: the wallet commits before it or
+      // never, and the sweeper drops a row only well after it, so its "no reservation" is final.
+      notAfter: reserveNotAfter(order),
+    }));
   } catch (error) {
     if (error instanceof AppError && error.code === 'INSUFFICIENT_BALANCE') {
       await deletePendingOrder(deps.pool, order.id);

@@ -1,3 +1,4 @@
+import { validationError } from '@esim/errors';
 import type { ServiceHandlers } from '@esim/grpc';
 import type { walletV1 } from '@esim/proto';
 import { adjust } from '../domain/adjust.js';
@@ -16,7 +17,7 @@ type WalletMethods = (typeof walletV1.WalletService)['method'];
 export function walletHandlers(deps: WalletDeps): ServiceHandlers<WalletMethods> {
   return {
     async reserve(request) {
-      const { entry, balanceAfter, replayed } = await reserve(deps, { ...request, amount: amountOf(request.amount) });
+      const { entry, balanceAfter, replayed } = await reserve(deps, { ...request, amount: amountOf(request.amount), notAfter: notAfterOf(request.notAfter) });
       return { entry: ledgerEntryMessage(entry), balanceAfter: BigInt(balanceAfter), replayed };
     },
     async getReservation(request) {
@@ -54,4 +55,12 @@ export function walletHandlers(deps: WalletDeps): ServiceHandlers<WalletMethods>
       return { entry: ledgerEntryMessage(entry), balanceAfter: BigInt(balanceAfter), replayed };
     },
   };
+}
+
+/** ReserveRequest.not_after: RFC 3339, or empty for no bound. */
+function notAfterOf(text: string): Date | undefined {
+  if (text === '') return undefined;
+  const at = new Date(text);
+  if (Number.isNaN(at.getTime())) throw validationError([{ path: 'notAfter', message: 'must be an RFC 3339 instant' }]);
+  return at;
 }
