@@ -47,13 +47,13 @@ export const grpcCallers: Readonly<Record<string, Readonly<Record<string, readon
     ],
     'catalog.v1.CatalogService': ['ListPlans', 'AdminListPlans', 'AdminGetPlan', 'CreatePlan', 'UpdatePlan'],
     'wallet.v1.WalletService': ['GetWallet', 'ListLedger', 'TopUp', 'Adjust'],
-    'orders.v1.OrdersService': ['CreateOrder', 'GetOrder', 'ListOrders', 'CancelOrder', 'GetEsim', 'ListEsims', 'RecordSupplierNotification'],
+    'orders.v1.OrdersService': ['CreateOrder', 'GetOrder', 'ListOrders', 'CancelOrder', 'GetEsim', 'ListEsims', 'RecordSupplierNotification', 'RunReconciliation', 'ListReconciliationRuns'],
     'webhooks.v1.WebhooksService': ['ListDeliveries', 'RetryDelivery', 'SendTestEvent'],
   },
   // The order saga: a tier's price, then the debit (and reading it back when the answer was lost).
   orders: {
     'catalog.v1.CatalogService': ['GetPlanPrice'],
-    'wallet.v1.WalletService': ['Reserve', 'GetReservation', 'GetWallet', 'RefundOrder'],
+    'wallet.v1.WalletService': ['Reserve', 'GetReservation', 'GetWallet', 'RefundOrder', 'GetReconciliationSnapshot'],
     // Cancellation (§13): the supplier's revoke goes through provisioning, which owns every supplier call.
     // The processing sweeper: what provisioning knows of an order whose result event was lost.
     'provisioning.v1.ProvisioningService': ['RevokeBundle', 'GetProvisioning'],

@@ -56,6 +56,8 @@ const named: Record<string, string> = {
   'POST /admin/v1/webhook-deliveries/{id}/retry': 'retryWebhookDelivery',
   'GET /admin/v1/dead-letters': 'listDeadLetters',
   'POST /admin/v1/dead-letters/redrive': 'redriveDeadLetters',
+  'POST /admin/v1/reconciliation/run': 'runReconciliation',
+  'GET /admin/v1/reconciliation': 'listReconciliationRuns',
 };
 
 const verbs: Record<string, string> = { GET: 'get', POST: 'post', PUT: 'put', PATCH: 'update', DELETE: 'delete' };

@@ -28,12 +28,20 @@ export interface Wallet {
    * call answers the first refund). UNAVAILABLE when the wallet did not answer.
    */
   refund(request: { orderId: string; partnerId: string; reason: string }): Promise<{ amount: number; balanceAfter: number; replayed: boolean }>;
+  /** What the reconciliation compares (GetReconciliationSnapshot). */
+  reconciliationSnapshot(request: { heldOlderThanMs: number; orderIds: string[] }): Promise<{
+    held: Reservation[];
+    reservations: Reservation[];
+    unbalanced: Array<{ partnerId: string; balance: number; ledgerSum: number }>;
+  }>;
   close(): void;
 }
 
 /** How long a request waits for Reserve; the sweeper's floor (`minimumPendingAgeMs`) is derived from it. */
 export const reserveDeadlineMs = 5_000;
 const readDeadlineMs = 2_000;
+/** The reconciliation's one read of the wallet: a few thousand rows and one aggregate over the ledger. */
+const snapshotDeadlineMs = 60_000;
 /** A cancel waits on the revoke (≤ 10 s) and then this; together under the gateway's 15 s for the cancel route. */
 const refundDeadlineMs = 3_000;
 
@@ -66,6 +74,20 @@ export function walletClient(address: string, tls?: TlsFiles): Wallet {
     async refund(request) {
       const answer = await client.refundOrder(request, { deadlineMs: refundDeadlineMs });
       return { amount: Number(answer.entry?.amount ?? 0), balanceAfter: Number(answer.balanceAfter), replayed: answer.replayed };
+    },
+    async reconciliationSnapshot(request) {
+      const answer = await client.getReconciliationSnapshot({ heldOlderThanMs: BigInt(request.heldOlderThanMs), orderIds: request.orderIds }, { deadlineMs: snapshotDeadlineMs });
+      const reservation = (r: { orderId: string; partnerId: string; amount: bigint; state: string }): Reservation => ({
+        orderId: r.orderId,
+        partnerId: r.partnerId,
+        amount: Number(r.amount),
+        state: r.state as ReservationState,
+      });
+      return {
+        held: answer.held.map(reservation),
+        reservations: answer.reservations.map(reservation),
+        unbalanced: answer.unbalanced.map((w) => ({ partnerId: w.partnerId, balance: Number(w.balance), ledgerSum: Number(w.ledgerSum) })),
+      };
     },
     close: () => client.close(),
   };

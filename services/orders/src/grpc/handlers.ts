@@ -7,14 +7,45 @@ import { getEsim, listEsims } from '../domain/esimReads.js';
 import { getOrder } from '../domain/getOrder.js';
 import { listOrders } from '../domain/listOrders.js';
 import { recordSupplierNotification } from '../domain/recordSupplierNotification.js';
+import { listReconciliationRuns, runReconciliation, type ReconciliationOptions, type ReconciliationRun } from '../domain/reconciliation.js';
+import { AppError } from '@esim/errors';
 import { esimStatusFilter, notificationTypeFromProto, orderStatusFilter } from './enums.js';
 import { esimMessage, orderMessage } from './views.js';
 
 type OrdersMethods = (typeof ordersV1.OrdersService)['method'];
 
-/** Transport only: each RPC converts its message, calls one use case, converts the answer. */
-export function ordersHandlers(deps: OrdersDeps): ServiceHandlers<OrdersMethods> {
+/** Without configuration (tests): held debits older than an hour, paid orders of the last week. */
+const defaultReconciliation: ReconciliationOptions = { heldAfterMs: 3_600_000, paidWithinDays: 7 };
+
+function reconciliationRunMessage(run: ReconciliationRun) {
   return {
+    id: run.id,
+    trigger: run.trigger,
+    startedAt: run.startedAt.toISOString(),
+    finishedAt: run.finishedAt.toISOString(),
+    findings: run.findings.map((finding) => ({
+      kind: finding.kind,
+      orderId: finding.orderId ?? '',
+      partnerId: finding.partnerId ?? '',
+      amount: BigInt(finding.amount ?? 0),
+      detail: finding.detail,
+      action: finding.action,
+    })),
+  };
+}
+
+/** Transport only: each RPC converts its message, calls one use case, converts the answer. */
+export function ordersHandlers(deps: OrdersDeps, reconciliation: ReconciliationOptions = defaultReconciliation): ServiceHandlers<OrdersMethods> {
+  return {
+    async runReconciliation(request) {
+      const trigger = request.trigger === 'daily' ? 'daily' : 'operator';
+      const run = await runReconciliation(deps, trigger, reconciliation);
+      if (!run) throw new AppError('UNAVAILABLE', 'A reconciliation is running; retry shortly.');
+      return reconciliationRunMessage(run);
+    },
+    async listReconciliationRuns(request) {
+      return { runs: (await listReconciliationRuns(deps.pool, request.limit || 10)).map(reconciliationRunMessage) };
+    },
     async createOrder(request) {
       const { order, walletBalance, replayed } = await createOrder(deps, { ...request, catalogVersion: Number(request.catalogVersion) });
       return { order: orderMessage(order), walletBalance: BigInt(walletBalance), replayed };

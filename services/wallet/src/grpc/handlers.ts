@@ -7,6 +7,7 @@ import { getReservation } from '../domain/getReservation.js';
 import { getWallet } from '../domain/getWallet.js';
 import { listLedger } from '../domain/listLedger.js';
 import { refundCancelledOrder } from '../domain/refundCancelledOrder.js';
+import { reconciliationSnapshot } from '../domain/reconciliationSnapshot.js';
 import { reserve } from '../domain/reserve.js';
 import { topUp } from '../domain/topUp.js';
 import { amountOf, auditOf, ledgerEntryMessage, reservationMessage } from './views.js';
@@ -19,6 +20,14 @@ export function walletHandlers(deps: WalletDeps): ServiceHandlers<WalletMethods>
     async reserve(request) {
       const { entry, balanceAfter, replayed } = await reserve(deps, { ...request, amount: amountOf(request.amount), notAfter: notAfterOf(request.notAfter) });
       return { entry: ledgerEntryMessage(entry), balanceAfter: BigInt(balanceAfter), replayed };
+    },
+    async getReconciliationSnapshot(request) {
+      const snapshot = await reconciliationSnapshot(deps.pool, { heldOlderThanMs: Number(request.heldOlderThanMs), orderIds: request.orderIds });
+      return {
+        held: snapshot.held.map(reservationMessage),
+        reservations: snapshot.reservations.map(reservationMessage),
+        unbalanced: snapshot.unbalanced.map((w) => ({ partnerId: w.partnerId, balance: BigInt(w.balance), ledgerSum: BigInt(w.ledgerSum) })),
+      };
     },
     async getReservation(request) {
       return reservationMessage(await getReservation(deps.pool, request.orderId));

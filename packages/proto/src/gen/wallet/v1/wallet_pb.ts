@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file wallet/v1/wallet.proto.
  */
 export const file_wallet_v1_wallet: GenFile = /*@__PURE__*/
-  fileDesc("ChZ3YWxsZXQvdjEvd2FsbGV0LnByb3RvEgl3YWxsZXQudjEi1gEKC0xlZGdlckVudHJ5EgoKAmlkGAEgASgJEgwKBHR5cGUYAiABKAkSDgoGYW1vdW50GAMgASgDEhUKDWJhbGFuY2VfYWZ0ZXIYBCABKAMSFQoIb3JkZXJfaWQYBSABKAlIAIgBARIWCglyZWZlcmVuY2UYBiABKAlIAYgBARIYCgtkZXNjcmlwdGlvbhgHIAEoCUgCiAEBEhIKCmNyZWF0ZWRfYXQYCCABKAlCCwoJX29yZGVyX2lkQgwKCl9yZWZlcmVuY2VCDgoMX2Rlc2NyaXB0aW9uIm4KDlJlc2VydmVSZXF1ZXN0EhAKCG9yZGVyX2lkGAEgASgJEhIKCnBhcnRuZXJfaWQYAiABKAkSDgoGYW1vdW50GAMgASgDEhMKC2Rlc2NyaXB0aW9uGAQgASgJEhEKCW5vdF9hZnRlchgFIAEoCSJhCg9SZXNlcnZlUmVzcG9uc2USJQoFZW50cnkYASABKAsyFi53YWxsZXQudjEuTGVkZ2VyRW50cnkSFQoNYmFsYW5jZV9hZnRlchgCIAEoAxIQCghyZXBsYXllZBgDIAEoCCIpChVHZXRSZXNlcnZhdGlvblJlcXVlc3QSEAoIb3JkZXJfaWQYASABKAkiZgoLUmVzZXJ2YXRpb24SEAoIb3JkZXJfaWQYASABKAkSEgoKcGFydG5lcl9pZBgCIAEoCRIOCgZhbW91bnQYAyABKAMSDQoFc3RhdGUYBCABKAkSEgoKY3JlYXRlZF9hdBgFIAEoCSI8ChBHZXRXYWxsZXRSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSFAoMbGVkZ2VyX2xpbWl0GAIgASgFImcKBldhbGxldBISCgpwYXJ0bmVyX2lkGAEgASgJEg8KB2JhbGFuY2UYAiABKAMSEAoIY3VycmVuY3kYAyABKAkSJgoGbGVkZ2VyGAQgAygLMhYud2FsbGV0LnYxLkxlZGdlckVudHJ5Ik0KEUxpc3RMZWRnZXJSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSJAoEcGFnZRgCIAEoCzIWLmNvbW1vbi52MS5QYWdlUmVxdWVzdCJMChJMaXN0TGVkZ2VyUmVzcG9uc2USJwoHZW50cmllcxgBIAMoCzIWLndhbGxldC52MS5MZWRnZXJFbnRyeRINCgV0b3RhbBgCIAEoBSKJAQoMVG9wVXBSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSDgoGYW1vdW50GAIgASgDEhEKCXJlZmVyZW5jZRgDIAEoCRIRCgRub3RlGAQgASgJSACIAQESJgoFYXVkaXQYBSABKAsyFy5jb21tb24udjEuQXVkaXRDb250ZXh0QgcKBV9ub3RlIlgKDVRvcFVwUmVzcG9uc2USJQoFZW50cnkYASABKAsyFi53YWxsZXQudjEuTGVkZ2VyRW50cnkSDwoHYmFsYW5jZRgCIAEoAxIPCgdjcmVhdGVkGAMgASgIImsKDUFkanVzdFJlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRIOCgZhbW91bnQYAiABKAMSDgoGcmVhc29uGAMgASgJEiYKBWF1ZGl0GAQgASgLMhcuY29tbW9uLnYxLkF1ZGl0Q29udGV4dCJICg5BZGp1c3RSZXNwb25zZRIlCgVlbnRyeRgBIAEoCzIWLndhbGxldC52MS5MZWRnZXJFbnRyeRIPCgdiYWxhbmNlGAIgASgDIkoKElJlZnVuZE9yZGVyUmVxdWVzdBIQCghvcmRlcl9pZBgBIAEoCRISCgpwYXJ0bmVyX2lkGAIgASgJEg4KBnJlYXNvbhgDIAEoCSJlChNSZWZ1bmRPcmRlclJlc3BvbnNlEiUKBWVudHJ5GAEgASgLMhYud2FsbGV0LnYxLkxlZGdlckVudHJ5EhUKDWJhbGFuY2VfYWZ0ZXIYAiABKAMSEAoIcmVwbGF5ZWQYAyABKAgy7gMKDVdhbGxldFNlcnZpY2USQAoHUmVzZXJ2ZRIZLndhbGxldC52MS5SZXNlcnZlUmVxdWVzdBoaLndhbGxldC52MS5SZXNlcnZlUmVzcG9uc2USSgoOR2V0UmVzZXJ2YXRpb24SIC53YWxsZXQudjEuR2V0UmVzZXJ2YXRpb25SZXF1ZXN0GhYud2FsbGV0LnYxLlJlc2VydmF0aW9uEjsKCUdldFdhbGxldBIbLndhbGxldC52MS5HZXRXYWxsZXRSZXF1ZXN0GhEud2FsbGV0LnYxLldhbGxldBJJCgpMaXN0TGVkZ2VyEhwud2FsbGV0LnYxLkxpc3RMZWRnZXJSZXF1ZXN0Gh0ud2FsbGV0LnYxLkxpc3RMZWRnZXJSZXNwb25zZRI6CgVUb3BVcBIXLndhbGxldC52MS5Ub3BVcFJlcXVlc3QaGC53YWxsZXQudjEuVG9wVXBSZXNwb25zZRI9CgZBZGp1c3QSGC53YWxsZXQudjEuQWRqdXN0UmVxdWVzdBoZLndhbGxldC52MS5BZGp1c3RSZXNwb25zZRJMCgtSZWZ1bmRPcmRlchIdLndhbGxldC52MS5SZWZ1bmRPcmRlclJlcXVlc3QaHi53YWxsZXQudjEuUmVmdW5kT3JkZXJSZXNwb25zZWIGcHJvdG8z", [file_common_v1_common]);
+  fileDesc("ChZ3YWxsZXQvdjEvd2FsbGV0LnByb3RvEgl3YWxsZXQudjEi1gEKC0xlZGdlckVudHJ5EgoKAmlkGAEgASgJEgwKBHR5cGUYAiABKAkSDgoGYW1vdW50GAMgASgDEhUKDWJhbGFuY2VfYWZ0ZXIYBCABKAMSFQoIb3JkZXJfaWQYBSABKAlIAIgBARIWCglyZWZlcmVuY2UYBiABKAlIAYgBARIYCgtkZXNjcmlwdGlvbhgHIAEoCUgCiAEBEhIKCmNyZWF0ZWRfYXQYCCABKAlCCwoJX29yZGVyX2lkQgwKCl9yZWZlcmVuY2VCDgoMX2Rlc2NyaXB0aW9uIm4KDlJlc2VydmVSZXF1ZXN0EhAKCG9yZGVyX2lkGAEgASgJEhIKCnBhcnRuZXJfaWQYAiABKAkSDgoGYW1vdW50GAMgASgDEhMKC2Rlc2NyaXB0aW9uGAQgASgJEhEKCW5vdF9hZnRlchgFIAEoCSJhCg9SZXNlcnZlUmVzcG9uc2USJQoFZW50cnkYASABKAsyFi53YWxsZXQudjEuTGVkZ2VyRW50cnkSFQoNYmFsYW5jZV9hZnRlchgCIAEoAxIQCghyZXBsYXllZBgDIAEoCCIpChVHZXRSZXNlcnZhdGlvblJlcXVlc3QSEAoIb3JkZXJfaWQYASABKAkiZgoLUmVzZXJ2YXRpb24SEAoIb3JkZXJfaWQYASABKAkSEgoKcGFydG5lcl9pZBgCIAEoCRIOCgZhbW91bnQYAyABKAMSDQoFc3RhdGUYBCABKAkSEgoKY3JlYXRlZF9hdBgFIAEoCSI8ChBHZXRXYWxsZXRSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSFAoMbGVkZ2VyX2xpbWl0GAIgASgFImcKBldhbGxldBISCgpwYXJ0bmVyX2lkGAEgASgJEg8KB2JhbGFuY2UYAiABKAMSEAoIY3VycmVuY3kYAyABKAkSJgoGbGVkZ2VyGAQgAygLMhYud2FsbGV0LnYxLkxlZGdlckVudHJ5Ik0KEUxpc3RMZWRnZXJSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSJAoEcGFnZRgCIAEoCzIWLmNvbW1vbi52MS5QYWdlUmVxdWVzdCJMChJMaXN0TGVkZ2VyUmVzcG9uc2USJwoHZW50cmllcxgBIAMoCzIWLndhbGxldC52MS5MZWRnZXJFbnRyeRINCgV0b3RhbBgCIAEoBSKJAQoMVG9wVXBSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSDgoGYW1vdW50GAIgASgDEhEKCXJlZmVyZW5jZRgDIAEoCRIRCgRub3RlGAQgASgJSACIAQESJgoFYXVkaXQYBSABKAsyFy5jb21tb24udjEuQXVkaXRDb250ZXh0QgcKBV9ub3RlIlgKDVRvcFVwUmVzcG9uc2USJQoFZW50cnkYASABKAsyFi53YWxsZXQudjEuTGVkZ2VyRW50cnkSDwoHYmFsYW5jZRgCIAEoAxIPCgdjcmVhdGVkGAMgASgIImsKDUFkanVzdFJlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRIOCgZhbW91bnQYAiABKAMSDgoGcmVhc29uGAMgASgJEiYKBWF1ZGl0GAQgASgLMhcuY29tbW9uLnYxLkF1ZGl0Q29udGV4dCJICg5BZGp1c3RSZXNwb25zZRIlCgVlbnRyeRgBIAEoCzIWLndhbGxldC52MS5MZWRnZXJFbnRyeRIPCgdiYWxhbmNlGAIgASgDIkoKElJlZnVuZE9yZGVyUmVxdWVzdBIQCghvcmRlcl9pZBgBIAEoCRISCgpwYXJ0bmVyX2lkGAIgASgJEg4KBnJlYXNvbhgDIAEoCSJlChNSZWZ1bmRPcmRlclJlc3BvbnNlEiUKBWVudHJ5GAEgASgLMhYud2FsbGV0LnYxLkxlZGdlckVudHJ5EhUKDWJhbGFuY2VfYWZ0ZXIYAiABKAMSEAoIcmVwbGF5ZWQYAyABKAgiUQogR2V0UmVjb25jaWxpYXRpb25TbmFwc2hvdFJlcXVlc3QSGgoSaGVsZF9vbGRlcl90aGFuX21zGAEgASgDEhEKCW9yZGVyX2lkcxgCIAMoCSJLChBVbmJhbGFuY2VkV2FsbGV0EhIKCnBhcnRuZXJfaWQYASABKAkSDwoHYmFsYW5jZRgCIAEoAxISCgpsZWRnZXJfc3VtGAMgASgDIp0BChZSZWNvbmNpbGlhdGlvblNuYXBzaG90EiQKBGhlbGQYASADKAsyFi53YWxsZXQudjEuUmVzZXJ2YXRpb24SLAoMcmVzZXJ2YXRpb25zGAIgAygLMhYud2FsbGV0LnYxLlJlc2VydmF0aW9uEi8KCnVuYmFsYW5jZWQYAyADKAsyGy53YWxsZXQudjEuVW5iYWxhbmNlZFdhbGxldDLbBAoNV2FsbGV0U2VydmljZRJACgdSZXNlcnZlEhkud2FsbGV0LnYxLlJlc2VydmVSZXF1ZXN0Ghoud2FsbGV0LnYxLlJlc2VydmVSZXNwb25zZRJKCg5HZXRSZXNlcnZhdGlvbhIgLndhbGxldC52MS5HZXRSZXNlcnZhdGlvblJlcXVlc3QaFi53YWxsZXQudjEuUmVzZXJ2YXRpb24SOwoJR2V0V2FsbGV0Ehsud2FsbGV0LnYxLkdldFdhbGxldFJlcXVlc3QaES53YWxsZXQudjEuV2FsbGV0EkkKCkxpc3RMZWRnZXISHC53YWxsZXQudjEuTGlzdExlZGdlclJlcXVlc3QaHS53YWxsZXQudjEuTGlzdExlZGdlclJlc3BvbnNlEjoKBVRvcFVwEhcud2FsbGV0LnYxLlRvcFVwUmVxdWVzdBoYLndhbGxldC52MS5Ub3BVcFJlc3BvbnNlEj0KBkFkanVzdBIYLndhbGxldC52MS5BZGp1c3RSZXF1ZXN0Ghkud2FsbGV0LnYxLkFkanVzdFJlc3BvbnNlEkwKC1JlZnVuZE9yZGVyEh0ud2FsbGV0LnYxLlJlZnVuZE9yZGVyUmVxdWVzdBoeLndhbGxldC52MS5SZWZ1bmRPcmRlclJlc3BvbnNlEmsKGUdldFJlY29uY2lsaWF0aW9uU25hcHNob3QSKy53YWxsZXQudjEuR2V0UmVjb25jaWxpYXRpb25TbmFwc2hvdFJlcXVlc3QaIS53YWxsZXQudjEuUmVjb25jaWxpYXRpb25TbmFwc2hvdGIGcHJvdG8z", [file_common_v1_common]);
 
 /**
  * @generated from message wallet.v1.LedgerEntry
@@ -487,6 +487,84 @@ export const RefundOrderResponseSchema: GenMessage<RefundOrderResponse> = /*@__P
   messageDesc(file_wallet_v1_wallet, 14);
 
 /**
+ * @generated from message wallet.v1.GetReconciliationSnapshotRequest
+ */
+export type GetReconciliationSnapshotRequest = Message<"wallet.v1.GetReconciliationSnapshotRequest"> & {
+  /**
+   * @generated from field: int64 held_older_than_ms = 1;
+   */
+  heldOlderThanMs: bigint;
+
+  /**
+   * @generated from field: repeated string order_ids = 2;
+   */
+  orderIds: string[];
+};
+
+/**
+ * Describes the message wallet.v1.GetReconciliationSnapshotRequest.
+ * Use `create(GetReconciliationSnapshotRequestSchema)` to create a new message.
+ */
+export const GetReconciliationSnapshotRequestSchema: GenMessage<GetReconciliationSnapshotRequest> = /*@__PURE__*/
+  messageDesc(file_wallet_v1_wallet, 15);
+
+/**
+ * @generated from message wallet.v1.UnbalancedWallet
+ */
+export type UnbalancedWallet = Message<"wallet.v1.UnbalancedWallet"> & {
+  /**
+   * @generated from field: string partner_id = 1;
+   */
+  partnerId: string;
+
+  /**
+   * @generated from field: int64 balance = 2;
+   */
+  balance: bigint;
+
+  /**
+   * The sum of every ledger entry's amount of the partner.
+   *
+   * @generated from field: int64 ledger_sum = 3;
+   */
+  ledgerSum: bigint;
+};
+
+/**
+ * Describes the message wallet.v1.UnbalancedWallet.
+ * Use `create(UnbalancedWalletSchema)` to create a new message.
+ */
+export const UnbalancedWalletSchema: GenMessage<UnbalancedWallet> = /*@__PURE__*/
+  messageDesc(file_wallet_v1_wallet, 16);
+
+/**
+ * @generated from message wallet.v1.ReconciliationSnapshot
+ */
+export type ReconciliationSnapshot = Message<"wallet.v1.ReconciliationSnapshot"> & {
+  /**
+   * @generated from field: repeated wallet.v1.Reservation held = 1;
+   */
+  held: Reservation[];
+
+  /**
+   * @generated from field: repeated wallet.v1.Reservation reservations = 2;
+   */
+  reservations: Reservation[];
+
+  /**
+   * @generated from field: repeated wallet.v1.UnbalancedWallet unbalanced = 3;
+   */
+  unbalanced: UnbalancedWallet[];
+};
+
+/**
+ * Describes the message wallet.v1.ReconciliationSnapshot.
+ * Use `create(ReconciliationSnapshotSchema)` to create a new message.
+ */
+export const ReconciliationSnapshotSchema: GenMessage<ReconciliationSnapshot> = /*@__PURE__*/
+  messageDesc(file_wallet_v1_wallet, 17);
+
+/**
  * Prepaid wallets: balances, the immutable ledger and per-order reservations.
  * Every amount is int64 in the currency's minor unit (cents).
  *
@@ -566,6 +644,18 @@ export const WalletService: GenService<{
     methodKind: "unary";
     input: typeof RefundOrderRequestSchema;
     output: typeof RefundOrderResponseSchema;
+  },
+  /**
+   * What the reconciliation (contract §11) compares with the orders: the
+   * reservations still held after held_older_than_ms, the reservations of the
+   * orders named, and every wallet whose balance differs from its ledger's sum.
+   *
+   * @generated from rpc wallet.v1.WalletService.GetReconciliationSnapshot
+   */
+  getReconciliationSnapshot: {
+    methodKind: "unary";
+    input: typeof GetReconciliationSnapshotRequestSchema;
+    output: typeof ReconciliationSnapshotSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_wallet_v1_wallet, 0);
