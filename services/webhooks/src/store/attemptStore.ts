@@ -6,7 +6,9 @@ import { eventOf, type EventRow } from './rows.js';
 /**
  * Due deliveries a worker may start now. A delivery is skipped while an
  * earlier event of the same order is still pending (payment.paid goes out
- * before provision.*), and each partner gets at most its free slots: the
+ * before provision.*); "earlier" is the sequence this database assigned when
+ * it recorded the event (events.seq, in stream order), never a producer's
+ * clock (#23), and each partner gets at most its free slots: the
  * per-partner limit minus its deliveries leased by any replica. Rows are
  * locked with SKIP LOCKED, so a row an operator is retrying at that moment
  * is passed over rather than waited for.
@@ -31,7 +33,7 @@ CROSS JOIN LATERAL (
     AND NOT EXISTS (
       SELECT 1 FROM webhooks.events e2 JOIN webhooks.deliveries d2 ON d2.event_id = e2.id
       WHERE e.order_id IS NOT NULL AND e2.partner_id = e.partner_id AND e2.order_id = e.order_id
-        AND d2.status = 'pending' AND (e2.created_at, e2.id) < (e.created_at, e.id)
+        AND d2.status = 'pending' AND e2.seq < e.seq
     )
   ORDER BY d.next_attempt_at, d.id
   LIMIT greatest(q.free, 0)
