@@ -37,6 +37,19 @@ export interface CallOptions {
   deadline?: number;
 }
 
+/** Kept of a caller's deadline for an answer to travel back up: the work below ends this much before it. */
+export const answerMarginMs = 250;
+
+/**
+ * The deadline to hand a downstream call made on behalf of a caller whose
+ * own deadline is `deadline` (epoch ms; undefined or Infinity: none): that
+ * deadline less the answer's margin, so the caller hears the outcome rather
+ * than a timeout of its own.
+ */
+export function downstreamDeadline(deadline: number | undefined): number | undefined {
+  return deadline === undefined || !Number.isFinite(deadline) ? undefined : deadline - answerMarginMs;
+}
+
 /** Of a call's deadline, what is left now, in milliseconds (Infinity without one). */
 export function remainingMs(deadline: number): number {
   return deadline - Date.now();

@@ -1,5 +1,5 @@
 import type { EventData } from '@esim/events';
-import { createClient, isDeadlineExceeded, type TlsFiles } from '@esim/grpc';
+import { createClient, downstreamDeadline, isDeadlineExceeded, type TlsFiles } from '@esim/grpc';
 import { provisioningV1 } from '@esim/proto';
 
 /**
@@ -23,7 +23,7 @@ export interface Provisioning {
    * Idempotent. `revoked: false` when the supplier refuses (used, installed);
    * UNAVAILABLE when the supplier or provisioning could not be reached.
    */
-  revokeBundle(request: { reference: string; iccid: string; firstBundle: boolean }): Promise<RevokeOutcome>;
+  revokeBundle(request: { reference: string; iccid: string; firstBundle: boolean; deadline?: number }): Promise<RevokeOutcome>;
   /** What provisioning knows of the order (GetProvisioning); UNAVAILABLE when it or the supplier cannot answer now. */
   provisioningState(orderId: string): Promise<ProvisioningState>;
   close(): void;
@@ -44,7 +44,8 @@ export function provisioningClient(address: string, tls?: TlsFiles): Provisionin
     async revokeBundle(request) {
       let answer;
       try {
-        answer = await client.revokeBundle(request, { deadlineMs: revokeDeadlineMs });
+        const { deadline, ...call } = request;
+        answer = await client.revokeBundle(call, { deadlineMs: revokeDeadlineMs, deadline: downstreamDeadline(deadline) });
       } catch (error) {
         // Our deadline passed with the call under way: provisioning may have reached the supplier.
         if (isDeadlineExceeded(error)) return { revoked: 'unconfirmed', detail: 'no answer from provisioning within the deadline' };

@@ -28,13 +28,13 @@ export interface Cancellation {
 export async function completeCancellation(
   deps: OrdersDeps,
   order: VisibleOrder,
-  options: { via: 'request' | 'sweeper'; clearOnFailure: boolean },
+  options: { via: 'request' | 'sweeper'; clearOnFailure: boolean; deadline?: number },
 ): Promise<Cancellation> {
   const iccid = order.iccid;
   if (iccid === null) throw new Error(`order ${order.id} to cancel has no eSIM`);
   let outcome;
   try {
-    outcome = await deps.provisioning.revokeBundle({ reference: order.id, iccid, firstBundle: order.kind === 'esim' });
+    outcome = await deps.provisioning.revokeBundle({ reference: order.id, iccid, firstBundle: order.kind === 'esim', deadline: options.deadline });
   } catch (error) {
     if (options.clearOnFailure) await clearCancelRequested(deps.pool, order.id);
     deps.logger.warn({ orderId: order.id, err: error }, 'cancel: the supplier could not revoke the bundle now');
@@ -54,7 +54,7 @@ export async function completeCancellation(
     throw new AppError('ORDER_NOT_CANCELLABLE', `Order ${order.id} cannot be cancelled: the supplier refused to revoke it (${outcome.detail}).`);
   }
   // From here on the bundle is revoked: the flag stays until the cancellation is recorded.
-  const refund = await deps.wallet.refund({ orderId: order.id, partnerId: order.partnerId, reason: `order cancelled (${order.planName})` });
+  const refund = await deps.wallet.refund({ orderId: order.id, partnerId: order.partnerId, reason: `order cancelled (${order.planName})`, deadline: options.deadline });
   const cancelled = await withTransaction(deps.pool, (db) => recordCancellation(db, order.id, refund.amount));
   if (cancelled.recorded) {
     ordersCancelled.add(1, { via: options.via });

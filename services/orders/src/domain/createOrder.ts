@@ -33,7 +33,7 @@ const maxAttempts = 3;
  *   (settlePendingOrders) rather than money held for no order;
  * - 'processing' and its two events commit together, after the debit.
  */
-export async function createOrder(deps: OrdersDeps, input: OrderRequest): Promise<CreatedOrder> {
+export async function createOrder(deps: OrdersDeps, input: OrderRequest, deadline?: number): Promise<CreatedOrder> {
   const request = checkOrderRequest(input);
   const fingerprint = fingerprintOf(request);
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
@@ -42,13 +42,13 @@ export async function createOrder(deps: OrdersDeps, input: OrderRequest): Promis
     // A top-up's eSIM is checked before the plan: a wrong ICCID is the caller's first mistake to hear of.
     if (request.iccid !== undefined) await toppableEsim(deps.pool, request.partnerId, request.iccid);
 
-    const price = await deps.catalog.getPlanPrice({ planId: request.planId, tier: request.tier, catalogVersion: request.catalogVersion });
+    const price = await deps.catalog.getPlanPrice({ planId: request.planId, tier: request.tier, catalogVersion: request.catalogVersion, deadline });
     if (price.currency !== deps.currency) throw new AppError('INTERNAL', `catalog prices in ${price.currency}, orders are in ${deps.currency}`);
 
     const order = await insertOrder(deps, newOrderOf(request, fingerprint, price));
     // A concurrent duplicate inserted first: answer as its duplicate.
     if (!order) continue;
-    return { ...(await pay(deps, order)), replayed: false };
+    return { ...(await pay(deps, order, deadline)), replayed: false };
   }
   throw inProgress();
 }
@@ -115,7 +115,7 @@ async function replay(deps: OrdersDeps, existing: Order, fingerprint: string): P
  *   REQUEST_IN_PROGRESS until the sweeper settles it, then the replay.
  * - Reserved, but the row is no longer pending: see `settledMeanwhile`.
  */
-async function pay(deps: OrdersDeps, order: Order): Promise<{ order: VisibleOrder; walletBalance: number }> {
+async function pay(deps: OrdersDeps, order: Order, deadline?: number): Promise<{ order: VisibleOrder; walletBalance: number }> {
   const log = orderLogFields(order);
   let walletBalance: number;
   try {
@@ -127,6 +127,8 @@ async function pay(deps: OrdersDeps, order: Order): Promise<{ order: VisibleOrde
       // The row's own creation (the database's clock) plus the Reserve deadline: the wallet commits before it or
       // never, and the sweeper drops a row only well after it, so its "no reservation" is final.
       notAfter: reserveNotAfter(order),
+      // The request's own deadline (the gateway's): the call ends before the partner stops waiting.
+      deadline,
     }));
   } catch (error) {
     if (error instanceof AppError && error.code === 'INSUFFICIENT_BALANCE') {

@@ -46,8 +46,8 @@ export function ordersHandlers(deps: OrdersDeps, reconciliation: ReconciliationO
     async listReconciliationRuns(request) {
       return { runs: (await listReconciliationRuns(deps.pool, request.limit || 10)).map(reconciliationRunMessage) };
     },
-    async createOrder(request) {
-      const { order, walletBalance, replayed } = await createOrder(deps, { ...request, catalogVersion: Number(request.catalogVersion) });
+    async createOrder(request, context) {
+      const { order, walletBalance, replayed } = await createOrder(deps, { ...request, catalogVersion: Number(request.catalogVersion) }, context.deadline);
       return { order: orderMessage(order), walletBalance: BigInt(walletBalance), replayed };
     },
     async getOrder(request) {
@@ -57,8 +57,8 @@ export function ordersHandlers(deps: OrdersDeps, reconciliation: ReconciliationO
       const { orders, total } = await listOrders(deps.pool, { ...request, status: orderStatusFilter(request.status) });
       return { orders: orders.map(orderMessage), total };
     },
-    async cancelOrder(request) {
-      const { order, refundedAmount, alreadyCancelled } = await cancelOrder(deps, request);
+    async cancelOrder(request, context) {
+      const { order, refundedAmount, alreadyCancelled } = await cancelOrder(deps, request, context.deadline);
       return { order: orderMessage(order), refundedAmount: BigInt(refundedAmount), alreadyCancelled };
     },
     async getEsim(request) {

@@ -6,7 +6,7 @@ import type { WalletDeps } from '../domain/deps.js';
 import { getReservation } from '../domain/getReservation.js';
 import { getWallet } from '../domain/getWallet.js';
 import { listLedger } from '../domain/listLedger.js';
-import { refundCancelledOrder } from '../domain/refundCancelledOrder.js';
+import { refundRequested } from '../domain/refund.js';
 import { reconciliationSnapshot } from '../domain/reconciliationSnapshot.js';
 import { reserve } from '../domain/reserve.js';
 import { topUp } from '../domain/topUp.js';
@@ -60,7 +60,7 @@ export function walletHandlers(deps: WalletDeps): ServiceHandlers<WalletMethods>
       return { entry: ledgerEntryMessage(entry), balance: BigInt(balance) };
     },
     async refundOrder(request) {
-      const { entry, balanceAfter, replayed } = await refundCancelledOrder(deps, request);
+      const { entry, balanceAfter, replayed } = await refundRequested(deps, request);
       return { entry: ledgerEntryMessage(entry), balanceAfter: BigInt(balanceAfter), replayed };
     },
   };
