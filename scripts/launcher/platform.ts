@@ -157,7 +157,6 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       }
       echo(`A port was taken by another process while the platform started; starting again on free ones: ${movedNow.join(', ')}`);
       services.clear();
-      stopping.clear();
       diedWhileStarting = undefined;
       specify();
       await claimNamespace(namespace, ports);
