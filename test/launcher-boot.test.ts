@@ -1,13 +1,13 @@
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { claimNamespace, instanceFile } from '../scripts/launcher/instance.js';
+import { claimNamespace, instanceFile, runningInstance } from '../scripts/launcher/instance.js';
 import { claimPorts, portHolder, PortTaken } from '../scripts/launcher/ports.js';
 import { defaultPorts } from '../scripts/launcher/services.js';
-import { waitUntilReady, type Running } from '../scripts/launcher/supervisor.js';
+import { repoRoot, waitUntilReady, type Running } from '../scripts/launcher/supervisor.js';
 
 /** Boot that cannot lie (#17): ports, readiness identity and the one-platform-per-namespace rule. */
 
@@ -81,18 +81,57 @@ describe('readiness', () => {
 });
 
 describe('one platform per namespace', () => {
-  it('refuses a namespace whose launcher is alive, and records its own ports otherwise', () => {
+  it('refuses a namespace whose launcher holds the lock, and records its own ports otherwise', async () => {
     const namespace = `boottest${process.pid}`;
     const { child } = sleeper();
     const dir = join(instanceFile(namespace), '..');
     mkdirSync(dir, { recursive: true });
     closers.push(() => rmSync(dir, { recursive: true, force: true }));
+    // A live process whose pid is recorded (a pid recycled after a reboot) holds no lock: not a running platform.
     writeFileSync(instanceFile(namespace), JSON.stringify({ pid: child.pid, namespace, startedAt: '', ports: {} }));
-    expect(() => claimNamespace(namespace, {})).toThrow(`Platform namespace "${namespace}" is already running on this machine (launcher pid ${child.pid}`);
-
-    writeFileSync(instanceFile(namespace), JSON.stringify({ pid: 2 ** 22 + 1, namespace, startedAt: '', ports: {} }));
-    const release = claimNamespace(namespace, { catalog: { grpc: 1234 } });
+    const release = await claimNamespace(namespace, { catalog: { grpc: 1234 } });
     closers.push(release);
-    expect(() => claimNamespace(namespace, {})).not.toThrow(); // the same launcher may claim again
+    expect(JSON.parse(readFileSync(instanceFile(namespace), 'utf8'))).toMatchObject({ pid: process.pid, ports: { catalog: { grpc: 1234 } } });
+    await expect(claimNamespace(namespace, {})).resolves.toBeTypeOf('function'); // the same launcher may claim again
+  });
+
+  it('when the launcher holding a namespace is SIGKILLed (even left unreaped), then the next launcher starts', async () => {
+    const namespace = `boottest${process.pid}z`;
+    closers.push(() => rmSync(join(instanceFile(namespace), '..'), { recursive: true, force: true }));
+    // The holder's parent becomes `sleep`, which never reaps it: once killed it stays a zombie, and kill(pid, 0) still succeeds on it.
+    const holderCommand = `${process.execPath} --conditions=development --import tsx test/fixtures/launcherLockHolder.ts ${namespace}`;
+    const shell = spawn('sh', ['-c', `${holderCommand} & echo "pid $!"; exec sleep 60`], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'inherit'] });
+    const shellExited = new Promise((resolve) => shell.once('exit', resolve));
+    closers.push(async () => {
+      shell.kill('SIGKILL');
+      await shellExited;
+    });
+    let output = '';
+    await new Promise<void>((resolve, reject) => {
+      shell.stdout!.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes('held')) resolve();
+      });
+      shell.once('exit', () => reject(new Error(`the holder exited: ${output}`)));
+    });
+    const holderPid = Number(/pid (\d+)/.exec(output)![1]);
+    closers.push(() => {
+      try {
+        process.kill(holderPid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    });
+    expect(runningInstance(namespace)?.pid).toBe(holderPid);
+    await expect(claimNamespace(namespace, {})).rejects.toThrow(`Platform namespace "${namespace}" is already running on this machine (launcher pid ${holderPid}`);
+
+    process.kill(holderPid, 'SIGKILL');
+    // Dead but not reaped: the pid still "exists".
+    for (let i = 0; i < 100 && !/^State:\s+Z/m.test(readFileSync(`/proc/${holderPid}/status`, 'utf8')); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(() => process.kill(holderPid, 0)).not.toThrow();
+    expect(runningInstance(namespace)).toBeUndefined();
+    const release = await claimNamespace(namespace, {});
+    closers.push(release);
+    expect(JSON.parse(readFileSync(instanceFile(namespace), 'utf8')).pid).toBe(process.pid);
   });
 });

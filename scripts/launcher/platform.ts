@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { devTlsFiles } from '@esim/grpc';
 import { claimNamespace } from './instance.js';
-import { claimPorts } from './ports.js';
+import { anyFreePort, claimPorts, portIsFree } from './ports.js';
 import { preflight } from './preflight.js';
-import { services as serviceList, serviceSpecs, type Ports } from './services.js';
+import { services as serviceList, serviceSpecs, type PortKind, type Ports, type ServiceSpec } from './services.js';
 import { repoRoot, startService, stopService, waitUntilReady, type LaunchMode, type Running } from './supervisor.js';
 
 export interface PlatformOptions {
@@ -19,6 +19,11 @@ export interface PlatformOptions {
    * `npm start` stops the whole platform loudly; the default only reports it.
    */
   onUnexpectedExit?: (name: string, code: number | null) => void;
+  /**
+   * Called once the ports are chosen, before any service starts (tests take a
+   * port here to play the process that binds it between check and bind).
+   */
+  beforeLaunch?: (ports: Ports) => Promise<void> | void;
 }
 
 export interface Platform {
@@ -58,7 +63,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   const { ports, moved } = await claimPorts(options.ports, (service, kind) => !publicPorts.get(service)?.has(kind));
   if (moved.length > 0) echo(`Internal ports in use by another process; using free ones instead: ${moved.join(', ')}`);
   const identities = new Map(serviceList.map((entry) => [entry.name, grpcIdentityEnv(entry.name, options.env)]));
-  const release = claimNamespace(namespace, ports);
+  const release = await claimNamespace(namespace, ports);
   try {
     await preflight(options.env);
   } catch (error) {
@@ -66,7 +71,11 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     throw error;
   }
   const logDir = options.logDir ?? join(repoRoot, 'var', 'log');
-  const specs = new Map(serviceSpecs(ports, options.env).map((spec) => [spec.name, { ...spec, env: { ...spec.env, ...identities.get(spec.name) } }]));
+  let specs = new Map<string, ServiceSpec>();
+  const specify = () => {
+    specs = new Map(serviceSpecs(ports, options.env).map((spec) => [spec.name, { ...spec, env: { ...spec.env, ...identities.get(spec.name) } }]));
+  };
+  specify();
   const services = new Map<string, Running>();
   const timeoutMs = options.readyTimeoutMs ?? 90_000;
   // Processes the launcher itself stopped: their exit is expected.
@@ -88,25 +97,70 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     });
   };
 
-  const stop = async () => {
+  const stopServices = async () => {
     // Front door first, so no request arrives at a service that is going away.
     for (const name of [...services.keys()].reverse()) {
       const running = services.get(name)!;
       stopping.add(running);
       await stopService(running);
     }
+  };
+  const stop = async () => {
+    await stopServices();
     release();
   };
 
-  try {
-    // Back-end services start together; the edge (the gateway) once they are ready.
-    await Promise.all(serviceList.filter((entry) => !entry.last).map((entry) => launch(entry.name)));
-    for (const entry of serviceList.filter((e) => e.last)) await launch(entry.name);
-    if (diedWhileStarting) throw new Error(diedWhileStarting);
-    starting = false;
-  } catch (error) {
-    await stop();
-    throw error;
+  /**
+   * Internal ports another process bound between the check and the service's
+   * own bind (the service died starting, its port now held or its error an
+   * EADDRINUSE): moved to free ones. Every service finds the others by port,
+   * so the caller restarts them all on the new ones.
+   */
+  const movePortsLost = async (): Promise<string[]> => {
+    const movedNow: string[] = [];
+    const inUse = new Set(Object.values(ports).flatMap((own) => Object.values(own)));
+    for (const [name, running] of services) {
+      if (running.child.exitCode === null && running.child.signalCode === null) continue;
+      const addressInUse = /EADDRINUSE|address already in use/i.test(running.lastError() ?? '');
+      for (const [kind, port] of Object.entries(ports[name] ?? {}) as Array<[PortKind, number]>) {
+        if (publicPorts.get(name)?.has(kind)) continue;
+        if (!addressInUse && (await portIsFree(port))) continue;
+        if (addressInUse && !(running.lastError() ?? '').includes(`:${port}`) && (await portIsFree(port))) continue;
+        let chosen: number;
+        do chosen = await anyFreePort();
+        while (inUse.has(chosen));
+        inUse.add(chosen);
+        ports[name] = { ...ports[name], [kind]: chosen };
+        movedNow.push(`${name} ${kind} ${port} → ${chosen}`);
+      }
+    }
+    return movedNow;
+  };
+
+  await options.beforeLaunch?.(ports);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      // Back-end services start together; the edge (the gateway) once they are ready.
+      await Promise.all(serviceList.filter((entry) => !entry.last).map((entry) => launch(entry.name)));
+      for (const entry of serviceList.filter((e) => e.last)) await launch(entry.name);
+      if (diedWhileStarting) throw new Error(diedWhileStarting);
+      starting = false;
+      break;
+    } catch (error) {
+      // Let every service of this attempt settle (ready or dead) before judging which port was lost.
+      await Promise.allSettled([...services.values()].map((running) => Promise.race([running.exited, new Promise((r) => setTimeout(r, 2_000))])));
+      const movedNow = attempt < 4 ? await movePortsLost() : [];
+      await stopServices();
+      if (movedNow.length === 0) {
+        release();
+        throw error;
+      }
+      echo(`A port was taken by another process while the platform started; starting again on free ones: ${movedNow.join(', ')}`);
+      services.clear();
+      diedWhileStarting = undefined;
+      specify();
+      await claimNamespace(namespace, ports);
+    }
   }
 
   return {

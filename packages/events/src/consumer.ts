@@ -125,7 +125,7 @@ export async function startConsumer<T extends EventType>(options: {
   const stream = ns.stream(declared.stream as StreamName);
   const durable = ns.durable(spec.durable);
   const jsm = await ensureStreams(nc, ns, [declared.stream as StreamName], { replicas: options.streamReplicas });
-  await ensureDeadLetterStream(nc, ns, jsm);
+  await ensureDeadLetterStream(nc, ns, jsm, { replicas: options.streamReplicas });
   const policy: RetryPolicy = spec.retry ?? defaultRetry;
   const delayFor = (attempt: number) =>
     spec.retry || !spec.retryDelayMs ? retryDelayMs(policy, attempt) : Math.round(spec.retryDelayMs(attempt) * (1 - (policy.jitter ?? 0.2) * Math.random()));
@@ -135,7 +135,10 @@ export async function startConsumer<T extends EventType>(options: {
     deliver_policy: DeliverPolicy.All,
     filter_subject: ns.subject(spec.type),
     ack_wait: nanos(spec.ackWaitMs),
-    max_deliver: spec.maxDeliver,
+    // JetStream never stops delivering a message by itself: the consumer counts the deliveries and gives up on
+    // maxDeliver by copying the message to the dead letters and only then terminating it. A JetStream bound would
+    // drop a message whose last delivery could not be copied (the dead-letter stream unreachable), kept nowhere.
+    max_deliver: -1,
   };
   // Errors are told apart by JetStream's error codes. Settings that cannot be
   // applied fail the start: a consumer running with another ack wait or
@@ -160,8 +163,9 @@ export async function startConsumer<T extends EventType>(options: {
   /**
    * A message given up on is copied to the dead-letter stream first and
    * terminated only once the copy is stored. Should the copy fail three
-   * times, the message is left unacknowledged: JetStream keeps it in its
-   * stream (and, below maxDeliver, delivers it again).
+   * times, the message is left unacknowledged and delivered again after the
+   * backoff (JetStream has no delivery bound of its own, see `config`): the
+   * next delivery tries the copy again, so it is never dropped.
    */
   async function giveUp(message: JsMsg, reason: DeadLetterReason, error: unknown): Promise<void> {
     for (let attempt = 1; ; attempt++) {
@@ -171,8 +175,8 @@ export async function startConsumer<T extends EventType>(options: {
         return;
       } catch (copyError) {
         if (attempt >= 3) {
-          logger.error({ err: copyError, consumer: spec.durable, subject: message.subject }, 'cannot copy a failed event to the dead letters; leaving it unacknowledged');
-          if (message.info.deliveryCount < spec.maxDeliver) message.nak(delayFor(message.info.deliveryCount));
+          logger.error({ err: copyError, consumer: spec.durable, subject: message.subject }, 'cannot copy a failed event to the dead letters; it will be delivered again');
+          message.nak(delayFor(Math.min(message.info.deliveryCount, spec.maxDeliver)));
           return;
         }
         await new Promise((resolve) => setTimeout(resolve, 250 * attempt));

@@ -4,6 +4,7 @@ import { headers as natsHeaders, nanos, type NatsConnection } from '@nats-io/nat
 import { streams, type StreamName } from './contracts.js';
 import { isJetStreamApiError } from './jsErrors.js';
 import type { Namespace } from './namespace.js';
+import type { StreamOptions } from './nats.js';
 
 /**
  * The dead-letter stream of a namespace: where a message goes when its
@@ -31,26 +32,39 @@ const redriven = meter.createCounter('events_redriven_total', { description: 'De
 
 const ensured = new WeakMap<NatsConnection, Set<string>>();
 
-/** Creates the namespace's dead-letter stream once per connection (an existing one is left as it is). */
-export async function ensureDeadLetterStream(nc: NatsConnection, ns: Namespace, jsm?: JetStreamManager): Promise<void> {
+/**
+ * Creates the namespace's dead-letter stream once per connection, with the
+ * replicas every other stream has (NATS_STREAM_REPLICAS): on a cluster the
+ * messages that failed for good survive the loss of a node like any other.
+ * Unset, an existing stream keeps its replicas; set, an existing one is
+ * scaled to it.
+ */
+export async function ensureDeadLetterStream(nc: NatsConnection, ns: Namespace, jsm?: JetStreamManager, options: StreamOptions = {}): Promise<void> {
   const name = ns.stream(deadLetterStream);
+  const key = `${name}:${options.replicas ?? ''}`;
   const done = ensured.get(nc) ?? new Set<string>();
   ensured.set(nc, done);
-  if (done.has(name)) return;
+  if (done.has(key)) return;
   const manager = jsm ?? (await jetstreamManager(nc));
+  const config = {
+    name,
+    subjects: [ns.subject('deadletter.>')],
+    storage: StorageType.File,
+    retention: RetentionPolicy.Limits,
+    max_age: nanos(keepMs),
+    num_replicas: options.replicas ?? 1,
+  };
   try {
-    await manager.streams.add({
-      name,
-      subjects: [ns.subject('deadletter.>')],
-      storage: StorageType.File,
-      retention: RetentionPolicy.Limits,
-      max_age: nanos(keepMs),
-    });
+    await manager.streams.add(config);
   } catch (error) {
-    // Created by another service or replica first: the same stream, keep it.
+    // Created by another service or replica first: the same stream, keep it (scaled to the replicas asked for).
     if (!isJetStreamApiError(error, 'streamNameInUse')) throw error;
+    if (options.replicas !== undefined) {
+      const current = await manager.streams.info(name);
+      if (current.config.num_replicas !== options.replicas) await manager.streams.update(name, { subjects: config.subjects, max_age: config.max_age, num_replicas: options.replicas });
+    }
   }
-  done.add(name);
+  done.add(key);
 }
 
 export type DeadLetterReason = 'max_deliver' | 'permanent' | 'undecodable';

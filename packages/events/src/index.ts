@@ -7,6 +7,7 @@ export { startConsumer, exactlyOnce, defaultRetry, PermanentEventError, type Con
 export { retryDelayMs, shortestRetryDelayMs, type RetryPolicy } from './retry.js';
 export {
   deadLetterStream,
+  ensureDeadLetterStream,
   deadLetterHeaders,
   redriveDeadLetters,
   countDeadLetters,

@@ -57,6 +57,9 @@ export async function publishEvent<T extends EventType>(nc: NatsConnection, ns: 
 /** The LISTEN/NOTIFY channel that wakes a schema's relay as soon as an event commits. */
 const outboxChannel = (schema: string) => `${schema}_outbox`;
 
+/** How long a consumer's record of an event is kept (longer than the dead letters' 30 days, which a redrive replays). */
+export const processedRetentionDays = 35;
+
 export interface OutboxRelay {
   stop(): Promise<void>;
 }
@@ -111,7 +114,7 @@ export function startOutboxRelay(options: {
   const batchSize = options.batchSize ?? 100;
   const js = jetstream(nc);
   let stopped = false;
-  // Published rows are kept a day (for operators), pruned every ten minutes.
+  // Published rows are kept a day (for operators), consumers' records 35 days; pruned every ten minutes.
   const pruneEveryMs = 600_000;
   let prunedAt = Date.now();
 
@@ -187,6 +190,13 @@ export function startOutboxRelay(options: {
     if (Date.now() - prunedAt <= pruneEveryMs) return;
     prunedAt = Date.now();
     await pool.query(`DELETE FROM ${schema}.outbox WHERE published_at < now() - interval '1 day'`);
+    // Contract §11 retention: a consumer's record of an event is needed while the event can come back: JetStream
+    // keeps a stream's messages at most 7 days and the dead letters (redriven with the same event id) 30, so 35 days.
+    // At most 10 000 rows a round, so a backlog is worked off without one long statement.
+    await pool.query(
+      `DELETE FROM ${schema}.processed_events WHERE (consumer, event_id) IN (
+         SELECT consumer, event_id FROM ${schema}.processed_events WHERE processed_at < now() - interval '${processedRetentionDays} days' LIMIT 10000)`,
+    );
   }
 
   // A notification during a tick is remembered, so the event it announces never waits for the next poll.

@@ -1,7 +1,7 @@
 // Protects "no order left behind": a message its consumer gives up on is kept in the namespace's dead-letter stream (never just terminated), can be redriven once the cause is fixed, and a consumer whose settings cannot be applied refuses to start.
 import { AckPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
-import { countDeadLetters, deadLetterHeaders, deadLetterStream, ensureStreams, exactlyOnce, PermanentEventError, redriveDeadLetters, startConsumer, type EventEnvelope, type RunningConsumer } from '@esim/events';
+import { countDeadLetters, deadLetterHeaders, deadLetterStream, ensureDeadLetterStream, ensureStreams, exactlyOnce, PermanentEventError, redriveDeadLetters, startConsumer, type EventEnvelope, type RunningConsumer } from '@esim/events';
 import { newId } from '@esim/ids';
 import { createLogger } from '@esim/telemetry';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -95,6 +95,39 @@ describe('dead letters', () => {
     expect(await redriveDeadLetters({ nc: infra.nc, ns: infra.ns, durable: 'hopeless' })).toBe(1);
     await until(async () => ((await countDeadLetters(infra.nc, infra.ns, 'hopeless')) === 1 && calls === 2 ? true : undefined), 'the letter given up again');
     expect(calls).toBe(2);
+  });
+});
+
+describe('dead letters under faults (#23)', () => {
+  it('when the copy to the dead-letter stream fails on the last delivery, then the message is delivered again and kept once the stream is back', async () => {
+    const jsm = await jetstreamManager(infra.nc);
+    const stream = infra.ns.stream(deadLetterStream);
+    let calls = 0;
+    await consume('copy_fails', async () => {
+      calls += 1;
+      throw new Error('still failing');
+    }, 2);
+    // The dead-letter stream gone (a NATS node lost, a stream being moved): copies fail with no responders.
+    const saved = (await jsm.streams.info(stream)).config;
+    await jsm.streams.delete(stream);
+    try {
+      await publish(envelope('plan_copy_fails'));
+      // Beyond maxDeliver: the message came back after its copy failed instead of being dropped.
+      await until(async () => (calls >= 3 ? true : undefined), 'a delivery after the failed copy', 30_000);
+    } finally {
+      await jsm.streams.add(saved);
+    }
+    await until(async () => ((await countDeadLetters(infra.nc, infra.ns, 'copy_fails')) === 1 ? true : undefined), 'the dead letter', 30_000);
+  });
+
+  it('when NATS_STREAM_REPLICAS is set, then the dead-letter stream is asked for those replicas like every other stream', async () => {
+    const ns = { ...infra.ns, stream: (name: string) => `${infra.ns.stream(name)}_R`, subject: (s: string) => infra.ns.subject(`r.${s}`) };
+    // A single server refuses three replicas: the server was asked.
+    await expect(ensureDeadLetterStream(infra.nc, ns, undefined, { replicas: 3 })).rejects.toThrow(/replica/i);
+    await ensureDeadLetterStream(infra.nc, ns, undefined, { replicas: 1 });
+    const jsm = await jetstreamManager(infra.nc);
+    expect((await jsm.streams.info(ns.stream(deadLetterStream))).config.num_replicas).toBe(1);
+    await jsm.streams.delete(ns.stream(deadLetterStream));
   });
 });
 

@@ -47,7 +47,7 @@ export const grpcCallers: Readonly<Record<string, Readonly<Record<string, readon
     ],
     'catalog.v1.CatalogService': ['ListPlans', 'AdminListPlans', 'AdminGetPlan', 'CreatePlan', 'UpdatePlan'],
     'wallet.v1.WalletService': ['GetWallet', 'ListLedger', 'TopUp', 'Adjust', 'SetLowBalanceThreshold', 'GetLowBalanceThreshold'],
-    'orders.v1.OrdersService': ['CreateOrder', 'GetOrder', 'ListOrders', 'CancelOrder', 'GetEsim', 'ListEsims', 'RecordSupplierNotification', 'SetEsimSuspended'],
+    'orders.v1.OrdersService': ['CreateOrder', 'GetOrder', 'ListOrders', 'CancelOrder', 'GetEsim', 'ListEsims', 'RecordSupplierNotification', 'SetEsimSuspended', 'RunReconciliation', 'ListReconciliationRuns'],
     'webhooks.v1.WebhooksService': [
       'ListDeliveries',
       'RetryDelivery',
@@ -64,7 +64,7 @@ export const grpcCallers: Readonly<Record<string, Readonly<Record<string, readon
   // The order saga: a tier's price, then the debit (and reading it back when the answer was lost).
   orders: {
     'catalog.v1.CatalogService': ['GetPlanPrice'],
-    'wallet.v1.WalletService': ['Reserve', 'GetReservation', 'GetWallet', 'RefundOrder'],
+    'wallet.v1.WalletService': ['Reserve', 'GetReservation', 'GetWallet', 'RefundOrder', 'GetReconciliationSnapshot'],
     // Cancellation (§13): the supplier's revoke goes through provisioning, which owns every supplier call.
     // The processing sweeper: what provisioning knows of an order whose result event was lost.
     // Suspension (§13): the connectivity provider stops or restarts data.

@@ -14,6 +14,13 @@ import { callerOf, channelCredentials, type TlsFiles } from './tls.js';
 
 export interface CallContext {
   metadata: grpc.Metadata;
+  /**
+   * When the caller stops waiting (its gRPC deadline), in epoch milliseconds;
+   * Infinity when it set none. Work this call causes downstream is bounded by
+   * it (pass it on as `deadline`, a statement_timeout, a fetch signal): one
+   * deadline, not budgets added up by hand.
+   */
+  deadline: number;
 }
 
 export type ServiceHandlers<M extends GenServiceMethods> = {
@@ -22,6 +29,30 @@ export type ServiceHandlers<M extends GenServiceMethods> = {
 
 export interface CallOptions {
   deadlineMs?: number;
+  /**
+   * An absolute deadline (epoch ms) this call must not outlive: the caller's
+   * own (CallContext.deadline, a request's). The call's deadline is the
+   * earlier of the two.
+   */
+  deadline?: number;
+}
+
+/** Kept of a caller's deadline for an answer to travel back up: the work below ends this much before it. */
+export const answerMarginMs = 250;
+
+/**
+ * The deadline to hand a downstream call made on behalf of a caller whose
+ * own deadline is `deadline` (epoch ms; undefined or Infinity: none): that
+ * deadline less the answer's margin, so the caller hears the outcome rather
+ * than a timeout of its own.
+ */
+export function downstreamDeadline(deadline: number | undefined): number | undefined {
+  return deadline === undefined || !Number.isFinite(deadline) ? undefined : deadline - answerMarginMs;
+}
+
+/** Of a call's deadline, what is left now, in milliseconds (Infinity without one). */
+export function remainingMs(deadline: number): number {
+  return deadline - Date.now();
 }
 
 export type ServiceClient<M extends GenServiceMethods> = {
@@ -97,7 +128,9 @@ export function addService<M extends GenServiceMethods>(
           return;
         }
       }
-      handler(call.request as never, { metadata: call.metadata }).then(
+      const callerDeadline = call.getDeadline();
+      const deadline = callerDeadline instanceof Date ? callerDeadline.getTime() : callerDeadline;
+      handler(call.request as never, { metadata: call.metadata, deadline: Number.isFinite(deadline) ? deadline : Infinity }).then(
         (response) => {
           done(grpc.status.OK);
           callback(null, response);
@@ -161,7 +194,7 @@ export function createClient<M extends GenServiceMethods>(service: GenService<M>
   for (const method of service.methods) {
     client[method.localName] = (request: object, options?: CallOptions) =>
       new Promise((resolve, reject) => {
-        const deadline = new Date(Date.now() + (options?.deadlineMs ?? defaultDeadlineMs));
+        const deadline = new Date(Math.min(Date.now() + (options?.deadlineMs ?? defaultDeadlineMs), options?.deadline ?? Infinity));
         raw[method.localName]!.call(raw, request, new grpc.Metadata(), { deadline }, (error: grpc.ServiceError | null, response: unknown) =>
           error ? reject(fromServiceError(error)) : resolve(response),
         );

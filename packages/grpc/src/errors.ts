@@ -81,3 +81,13 @@ export function fromServiceError(error: ServiceError): AppError {
   }
   return new AppError('INTERNAL', undefined, { cause: error });
 }
+
+/**
+ * True when a client call failed because its deadline passed with the call
+ * under way (the server may have done the work): an outcome unknown, not a
+ * "nothing changed". The AppError fromServiceError made keeps the status as its cause.
+ */
+export function isDeadlineExceeded(error: unknown): boolean {
+  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
+  return cause?.code === status.DEADLINE_EXCEEDED;
+}

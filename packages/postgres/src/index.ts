@@ -2,3 +2,4 @@ export { createPool, withTransaction, pgErrorCode, type Pool, type PoolClient, t
 export { ensureDatabase, migrate, pendingMigrations } from './migrate.js';
 export { pageWindow, maxPageLimit, type PageWindow } from './paging.js';
 export { listenFor, type Listener } from './listen.js';
+export { boundTransaction, DeadlinePassed } from './deadline.js';

@@ -65,16 +65,27 @@ export function createPool(connectionString: string, options: { max?: number; ap
 /** Runs `work` in one transaction; rolls back on any throw. */
 export async function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  // A checked-out client has no listener of the pool's: a session the database ends under the transaction
+  // (idle_in_transaction_session_timeout, a failover) must fail this transaction, not crash the process.
+  let broken: Error | undefined;
+  const onError = (error: Error) => {
+    broken ??= error;
+  };
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     const result = await work(client);
     await client.query('COMMIT');
     return result;
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
+    await client.query('ROLLBACK').catch((rollbackError: Error) => {
+      broken ??= rollbackError;
+    });
     throw error;
   } finally {
-    client.release();
+    client.off('error', onError);
+    // A broken connection leaves the pool instead of serving the next caller.
+    client.release(broken);
   }
 }
 

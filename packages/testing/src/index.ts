@@ -3,3 +3,4 @@ export { dropDatabase, postgresUrl } from './database.js';
 export { eventually, until } from './poll.js';
 export { startNatsCluster, type NatsCluster, type NatsNode } from './clusters/natsCluster.js';
 export { startRedisCluster, type RedisCluster, type RedisClusterNode } from './clusters/redisCluster.js';
+export { startPgProxy, type PgProxy } from './pgProxy.js';

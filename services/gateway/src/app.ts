@@ -20,6 +20,7 @@ import { createApp } from './http/createApp.js';
 import { serveWebApp } from './http/staticApps.js';
 import { adminAuditRoute } from './routes/admin/audit.js';
 import { adminDeadLetterRoutes } from './routes/admin/deadLetters.js';
+import { adminReconciliationRoutes } from './routes/admin/reconciliation.js';
 import { adminEsimRoutes } from './routes/admin/esims.js';
 import { adminKeyRoutes } from './routes/admin/keys.js';
 import { adminOrderRoutes } from './routes/admin/orders.js';
@@ -164,6 +165,7 @@ export async function buildGateway({ config, logger, nc, ns: subjects, consume, 
       adminWebhookDeliveryRoutes(admin, { webhooks });
       adminWebhookEndpointRoutes(admin, { webhooks, allowInsecureWebhookUrls });
       adminDeadLetterRoutes(admin, { nc, ns: subjects });
+      adminReconciliationRoutes(admin, { orders });
     },
     { prefix: '/admin/v1' },
   );

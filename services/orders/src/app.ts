@@ -12,6 +12,7 @@ import { ordersHandlers } from './grpc/handlers.js';
 import { startCancelSweeper } from './jobs/cancelSweeper.js';
 import { startPendingSweeper } from './jobs/pendingSweeper.js';
 import { startProcessingSweeper } from './jobs/processingSweeper.js';
+import { startReconciliationJob } from './jobs/reconciliationJob.js';
 import { schema } from './store/orderStore.js';
 
 /** Orders: creation (idempotent, paid through the wallet), the saga's later steps from events, eSIM state, cancellation, reads. */
@@ -41,10 +42,12 @@ export const ordersService = defineService({
       startProcessingSweeper(deps, { intervalMs: config.ORDERS_PROCESSING_SWEEP_INTERVAL_MS, olderThanMs: config.ORDERS_PROCESSING_SWEEP_AFTER_MS }),
     );
     own('cancel sweeper', startCancelSweeper(deps, { intervalMs: config.ORDERS_SWEEP_INTERVAL_MS, olderThanMs: config.ORDERS_CANCEL_SWEEP_AFTER_MS }));
+    const reconciliation = { heldAfterMs: config.ORDERS_RECONCILE_HELD_AFTER_MS, paidWithinDays: 7 };
+    own('reconciliation', startReconciliationJob(deps, { ...reconciliation, intervalMs: config.ORDERS_RECONCILE_INTERVAL_MS }));
     own('price cache', prices);
     own('catalog client', { stop: () => catalog.close() });
     own('wallet client', { stop: () => wallet.close() });
     own('provisioning client', { stop: () => provisioning.close() });
-    return { grpc: [grpcBinding(ordersV1.OrdersService, ordersHandlers(deps))] };
+    return { grpc: [grpcBinding(ordersV1.OrdersService, ordersHandlers(deps, reconciliation))] };
   },
 });

@@ -48,6 +48,14 @@ const schema = z.object({
    * catalog for every order.
    */
   ORDERS_PRICE_CACHE_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+  /** How often the reconciliation (contract §11) runs by itself: daily. One replica runs it (an advisory lock and the last run's time). */
+  ORDERS_RECONCILE_INTERVAL_MS: z.coerce.number().int().min(1_000).max(604_800_000).default(86_400_000),
+  /**
+   * Age at which a debit still held is the reconciliation's to look at: far
+   * above every deadline of the order path (a healthy order is paid, failed
+   * or dropped within minutes).
+   */
+  ORDERS_RECONCILE_HELD_AFTER_MS: z.coerce.number().int().min(1_000).max(604_800_000).default(3_600_000),
 });
 
 export type Config = z.output<typeof schema>;

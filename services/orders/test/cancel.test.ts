@@ -189,6 +189,30 @@ describe('the cancel sweeper', () => {
     expect(await cancelledEvents(order.id)).toHaveLength(1);
   });
 
+  it('when the supplier revokes but its answer comes late, then the partner hears 503, the flag stays and the sweeper refunds exactly once (#23)', async () => {
+    const { partnerId, order } = await firstOrder();
+    env.provisioning.mode = 'late';
+    try {
+      await expect(client.cancelOrder({ partnerId, orderId: order.id })).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    } finally {
+      env.provisioning.mode = 'revoke';
+    }
+    // Revoked upstream, not refunded yet: the intent is kept for the sweeper.
+    expect(env.provisioning.revoked.has(order.id)).toBe(true);
+    expect(refundsOf(order.id)).toBe(0);
+    expect(await flagOf(order.id)).not.toBeNull();
+    const result = await sweepCancellations(deps, { olderThanMs: 0, maxOrders: 10 });
+    expect(result.completed).toContain(order.id);
+    expect((await client.getOrder({ id: order.id, partnerId })).status).toBe(S.CANCELLED);
+    expect(refundsOf(order.id)).toBe(1);
+    expect(env.wallet.balanceOf(partnerId)).toBe(10_000);
+    // The partner's retry and another round refund nothing more.
+    expect(await client.cancelOrder({ partnerId, orderId: order.id })).toMatchObject({ alreadyCancelled: true });
+    await sweepCancellations(deps, { olderThanMs: 0, maxOrders: 10 });
+    expect(refundsOf(order.id)).toBe(1);
+    expect(await cancelledEvents(order.id)).toHaveLength(1);
+  });
+
   it('when a crash left only the flag (nothing revoked yet), then the sweeper revokes, refunds and records it', async () => {
     const { partnerId, order } = await firstOrder();
     await env.query(`UPDATE orders.orders SET cancel_requested_at = now() - interval '1 minute' WHERE id = $1`, [order.id]);

@@ -15,6 +15,6 @@ export const walletService = defineService({
   async start(context) {
     await consumeOrderOutcomes(context);
     const { pool, config } = context;
-    return { grpc: [grpcBinding(walletV1.WalletService, walletHandlers({ pool, currency: config.CURRENCY }))] };
+    return { grpc: [grpcBinding(walletV1.WalletService, walletHandlers({ pool, currency: config.CURRENCY, logger: context.logger }))] };
   },
 });

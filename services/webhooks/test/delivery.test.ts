@@ -98,6 +98,22 @@ describe('delivering partner events', () => {
     expect(otherRequest.receivedAt).toBeLessThan(env.receiver.on(partner.path)[2]!.receivedAt);
   });
 
+  it('when the replica that produced an order\'s later event has a clock a minute behind, then the deliveries still go out in the order they were recorded (#23)', async () => {
+    const partner = env.addPartner();
+    const orderId = newId('ord');
+    env.receiver.behave(partner.path, (request, n) => (request.headers['x-service-event-type'] === 'payment.paid' && n <= 2 ? { status: 503 } : { status: 200 }));
+    const paidId = await env.publish(paid(partner.id, orderId));
+    expect(await eventually(async () => (await env.deliveryOf(paidId)) !== undefined, 10_000)).toBe(true);
+    // provision.provisioned from a replica whose clock is 60 s behind: its occurredAt is before payment.paid's.
+    const skewed = { id: newId('evt'), type: 'partner.notification', occurredAt: new Date(Date.now() - 60_000).toISOString(), data: provisioned(partner.id, orderId) };
+    await env.query(`INSERT INTO webhooks.outbox (id, subject, payload, headers) VALUES ($1, 'partner.notification', $2, '{}')`, [skewed.id, JSON.stringify(skewed)]);
+    await env.query(`SELECT pg_notify('webhooks_outbox', '')`);
+
+    expect(await eventually(async () => (await env.deliveryOf(skewed.id))?.status === 'succeeded', 15_000)).toBe(true);
+    const sequence = env.receiver.on(partner.path).map((r) => `${header(r, 'X-SERVICE-Event-Type')}#${header(r, 'X-SERVICE-Delivery-Attempt')}`);
+    expect(sequence).toEqual(['payment.paid#1', 'payment.paid#2', 'payment.paid#3', 'provision.provisioned#1']);
+  });
+
   it('when the partner has no webhook URL, then the delivery is no_endpoint, and an operator retry after the URL is set delivers it', async () => {
     const partner = env.addPartner({ url: null });
     const eventId = await env.publish(paid(partner.id));

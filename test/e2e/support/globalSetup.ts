@@ -136,6 +136,14 @@ export default async function setup(project: TestProject) {
         await platform.kill(name, url.searchParams.get('signal') === 'SIGTERM' ? 'SIGTERM' : 'SIGKILL');
         return reply(200, { killed: name });
       }
+      // POST /services/<name>/signal?signal=SIGSTOP|SIGCONT: a paused process (GC, a frozen VM), resumed later (#23).
+      if (req.method === 'POST' && kind === 'services' && name && action === 'signal') {
+        const signal = url.searchParams.get('signal');
+        const running = platform.services.get(name);
+        if (!running || (signal !== 'SIGSTOP' && signal !== 'SIGCONT')) return reply(400, { error: 'a running service and signal=SIGSTOP|SIGCONT' });
+        running.child.kill(signal);
+        return reply(200, { signalled: name, signal });
+      }
       if (req.method === 'POST' && kind === 'services' && name && action === 'start') {
         await platform.start(name);
         return reply(200, { started: name });

@@ -74,6 +74,8 @@ const named: Record<string, string> = {
   'POST /admin/v1/partners/{id}/webhook-endpoints/{endpointId}/test': 'testWebhookEndpoint',
   'GET /admin/v1/dead-letters': 'listDeadLetters',
   'POST /admin/v1/dead-letters/redrive': 'redriveDeadLetters',
+  'POST /admin/v1/reconciliation/run': 'runReconciliation',
+  'GET /admin/v1/reconciliation': 'listReconciliationRuns',
 };
 
 const verbs: Record<string, string> = { GET: 'get', POST: 'post', PUT: 'put', PATCH: 'update', DELETE: 'delete' };

@@ -1,4 +1,4 @@
-import { createClient, type TlsFiles } from '@esim/grpc';
+import { createClient, downstreamDeadline, type TlsFiles } from '@esim/grpc';
 import { catalogV1 } from '@esim/proto';
 
 /** The price the catalog charges a tier for a plan, as the orders domain uses it. */
@@ -18,6 +18,8 @@ export interface PriceRequest {
   tier: string;
   /** The gateway's catalog version the order arrived with (0 or absent: none); only a cache reads it. */
   catalogVersion?: number;
+  /** The deadline of the request this price is for (epoch ms): the call ends before it. */
+  deadline?: number;
 }
 
 export interface Catalog {
@@ -26,7 +28,7 @@ export interface Catalog {
   close(): void;
 }
 
-/** Bounded: a partner waits at most this long for the price before hearing 503. */
+/** At most this long for the price, and never past the request's own deadline. */
 const priceDeadlineMs = 2_000;
 
 /** The catalog's gRPC API, with int64 money converted to number at this edge. */
@@ -34,7 +36,7 @@ export function catalogClient(address: string, tls?: TlsFiles): Catalog {
   const client = createClient(catalogV1.CatalogService, address, { tls });
   return {
     async getPlanPrice(request) {
-      const answer = await client.getPlanPrice({ planId: request.planId, tier: request.tier }, { deadlineMs: priceDeadlineMs });
+      const answer = await client.getPlanPrice({ planId: request.planId, tier: request.tier }, { deadlineMs: priceDeadlineMs, deadline: downstreamDeadline(request.deadline) });
       return {
         planName: answer.planName,
         price: Number(answer.price),

@@ -1,8 +1,14 @@
 import type { EventData } from '@esim/events';
-import { createClient, type TlsFiles } from '@esim/grpc';
+import { createClient, downstreamDeadline, isDeadlineExceeded, type TlsFiles } from '@esim/grpc';
 import { provisioningV1 } from '@esim/proto';
 
-export type RevokeOutcome = { revoked: true } | { revoked: false; detail: string };
+/**
+ * `unconfirmed`: the revoke was asked but its answer did not arrive in time
+ * (provisioning's UNCONFIRMED, or our own deadline passed with the call under
+ * way): the supplier may have revoked. The cancel saga keeps its intent and
+ * asks again (idempotent) until it knows (#23).
+ */
+export type RevokeOutcome = { revoked: true } | { revoked: false; detail: string } | { revoked: 'unconfirmed'; detail: string };
 
 /** What provisioning knows of a paid order; `succeeded` carries what provisioning.succeeded does. */
 export type ProvisioningState =
@@ -17,7 +23,7 @@ export interface Provisioning {
    * Idempotent. `revoked: false` when the supplier refuses (used, installed);
    * UNAVAILABLE when the supplier or provisioning could not be reached.
    */
-  revokeBundle(request: { reference: string; iccid: string; firstBundle: boolean }): Promise<RevokeOutcome>;
+  revokeBundle(request: { reference: string; iccid: string; firstBundle: boolean; deadline?: number }): Promise<RevokeOutcome>;
   /** What provisioning knows of the order (GetProvisioning); UNAVAILABLE when it or the supplier cannot answer now. */
   provisioningState(orderId: string): Promise<ProvisioningState>;
   /** Stops or restarts data on the eSIM at the connectivity provider; `done: false` when it refuses (unknown, revoked); UNAVAILABLE when unreachable. */
@@ -25,7 +31,11 @@ export interface Provisioning {
   close(): void;
 }
 
-/** Bounded: a partner's cancel waits at most this long on the supplier before hearing 503. */
+/**
+ * Bounded: a partner's cancel waits at most this long on the supplier before
+ * hearing 503. Provisioning bounds its supplier call by this deadline (less a
+ * margin), so its answer (REVOKED, NOT_REVOKABLE, UNCONFIRMED) arrives first.
+ */
 const revokeDeadlineMs = 10_000;
 /** A succeeded order's answer asks the supplier again (SUPPLIER_TIMEOUT_MS, 10 s by default); only the sweeper waits on it. */
 const stateDeadlineMs = 15_000;
@@ -34,9 +44,18 @@ export function provisioningClient(address: string, tls?: TlsFiles): Provisionin
   const client = createClient(provisioningV1.ProvisioningService, address, { tls });
   return {
     async revokeBundle(request) {
-      const answer = await client.revokeBundle(request, { deadlineMs: revokeDeadlineMs });
+      let answer;
+      try {
+        const { deadline, ...call } = request;
+        answer = await client.revokeBundle(call, { deadlineMs: revokeDeadlineMs, deadline: downstreamDeadline(deadline) });
+      } catch (error) {
+        // Our deadline passed with the call under way: provisioning may have reached the supplier.
+        if (isDeadlineExceeded(error)) return { revoked: 'unconfirmed', detail: 'no answer from provisioning within the deadline' };
+        throw error;
+      }
       if (answer.outcome === provisioningV1.RevokeOutcome.REVOKED) return { revoked: true };
       if (answer.outcome === provisioningV1.RevokeOutcome.NOT_REVOKABLE) return { revoked: false, detail: answer.detail };
+      if (answer.outcome === provisioningV1.RevokeOutcome.UNCONFIRMED) return { revoked: 'unconfirmed', detail: answer.detail };
       throw new Error(`RevokeBundle answered outcome ${answer.outcome}`);
     },
     async provisioningState(orderId) {

@@ -22,7 +22,7 @@ import { isVisible } from './order.js';
  * retry) runs 2–4 again, which is safe since each step answers its earlier
  * effect. `partnerId` '' is an operator.
  */
-export async function cancelOrder(deps: OrdersDeps, request: { partnerId: string; orderId: string }): Promise<Cancellation & { alreadyCancelled: boolean }> {
+export async function cancelOrder(deps: OrdersDeps, request: { partnerId: string; orderId: string }, deadline?: number): Promise<Cancellation & { alreadyCancelled: boolean }> {
   const begun = await withTransaction(deps.pool, async (db) => {
     const order = isId('ord', request.orderId) ? await findOrder(db, request.orderId, { forUpdate: true }) : undefined;
     if (!order || !isVisible(order) || (request.partnerId !== '' && order.partnerId !== request.partnerId)) {
@@ -39,5 +39,5 @@ export async function cancelOrder(deps: OrdersDeps, request: { partnerId: string
   if (begun.done) {
     return { order: begun.order, refundedAmount: begun.order.refundedAmount ?? 0, alreadyCancelled: true };
   }
-  return { ...(await completeCancellation(deps, begun.order, { via: 'request', clearOnFailure: !begun.resumed })), alreadyCancelled: false };
+  return { ...(await completeCancellation(deps, begun.order, { via: 'request', clearOnFailure: !begun.resumed, deadline })), alreadyCancelled: false };
 }

@@ -18,21 +18,23 @@ export interface Cancellation {
 /**
  * Steps 2–4 of the cancel saga (see cancelOrder), for an order whose
  * cancel_requested_at is set. `clearOnFailure`: a fresh request whose
- * supplier step fails clears the flag, so "503, nothing changed" holds; a
- * resumed one (sweeper, retry) keeps it when the supplier is unreachable and
- * tries again next round. A supplier refusal always clears it: the order
- * stays provisioned.
+ * supplier could not be reached (nothing sent) clears the flag, so "503,
+ * nothing changed" holds; a resumed one (sweeper, retry) keeps it and tries
+ * again next round. A revoke asked but not confirmed in time (the supplier
+ * may have revoked, #23) always keeps it: the sweeper asks again and refunds
+ * once the supplier answers REVOKED. A supplier refusal always clears it: the
+ * order stays provisioned.
  */
 export async function completeCancellation(
   deps: OrdersDeps,
   order: VisibleOrder,
-  options: { via: 'request' | 'sweeper'; clearOnFailure: boolean },
+  options: { via: 'request' | 'sweeper'; clearOnFailure: boolean; deadline?: number },
 ): Promise<Cancellation> {
   const iccid = order.iccid;
   if (iccid === null) throw new Error(`order ${order.id} to cancel has no eSIM`);
   let outcome;
   try {
-    outcome = await deps.provisioning.revokeBundle({ reference: order.id, iccid, firstBundle: order.kind === 'esim' });
+    outcome = await deps.provisioning.revokeBundle({ reference: order.id, iccid, firstBundle: order.kind === 'esim', deadline: options.deadline });
   } catch (error) {
     if (options.clearOnFailure) await clearCancelRequested(deps.pool, order.id);
     deps.logger.warn({ orderId: order.id, err: error }, 'cancel: the supplier could not revoke the bundle now');
@@ -40,13 +42,19 @@ export async function completeCancellation(
       ? error
       : new AppError('UNAVAILABLE', 'The supplier could not be reached to revoke the eSIM; nothing changed, retry shortly.', { cause: error });
   }
+  if (outcome.revoked === 'unconfirmed') {
+    // The supplier may have revoked (its answer was late): the flag stays, whatever `clearOnFailure` says, so the
+    // cancel sweeper (or the partner's retry) asks again, idempotently, and completes the refund once it hears REVOKED.
+    deps.logger.warn({ orderId: order.id, detail: outcome.detail }, 'cancel: the supplier did not confirm the revoke; the cancellation stays under way');
+    throw new AppError('UNAVAILABLE', 'The supplier did not confirm the revoke in time; the cancellation is under way and completes by itself. Retry to see its outcome.');
+  }
   if (!outcome.revoked) {
     await clearCancelRequested(deps.pool, order.id);
     deps.logger.info({ orderId: order.id, detail: outcome.detail }, 'cancel refused by the supplier');
     throw new AppError('ORDER_NOT_CANCELLABLE', `Order ${order.id} cannot be cancelled: the supplier refused to revoke it (${outcome.detail}).`);
   }
   // From here on the bundle is revoked: the flag stays until the cancellation is recorded.
-  const refund = await deps.wallet.refund({ orderId: order.id, partnerId: order.partnerId, reason: `order cancelled (${order.planName})` });
+  const refund = await deps.wallet.refund({ orderId: order.id, partnerId: order.partnerId, reason: `order cancelled (${order.planName})`, deadline: options.deadline });
   const cancelled = await withTransaction(deps.pool, (db) => recordCancellation(db, order.id, refund.amount));
   if (cancelled.recorded) {
     ordersCancelled.add(1, { via: options.via });

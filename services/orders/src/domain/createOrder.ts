@@ -3,6 +3,7 @@ import { newId } from '@esim/ids';
 import { withTransaction } from '@esim/postgres';
 import type { PlanPrice } from '../clients/catalog.js';
 import { lockEsimKey } from '../store/esimStore.js';
+import { reserveNotAfter } from './settlePendingOrders.js';
 import { deletePendingOrder, findOrder, findOrderByRequest, insertPendingOrder, type NewOrder } from '../store/orderStore.js';
 import { confirmPayment } from './confirmPayment.js';
 import { orderLogFields } from './customerLog.js';
@@ -32,7 +33,7 @@ const maxAttempts = 3;
  *   (settlePendingOrders) rather than money held for no order;
  * - 'processing' and its two events commit together, after the debit.
  */
-export async function createOrder(deps: OrdersDeps, input: OrderRequest): Promise<CreatedOrder> {
+export async function createOrder(deps: OrdersDeps, input: OrderRequest, deadline?: number): Promise<CreatedOrder> {
   const request = checkOrderRequest(input);
   const fingerprint = fingerprintOf(request);
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
@@ -41,13 +42,13 @@ export async function createOrder(deps: OrdersDeps, input: OrderRequest): Promis
     // A top-up's eSIM is checked before the plan: a wrong ICCID is the caller's first mistake to hear of.
     if (request.iccid !== undefined) await toppableEsim(deps.pool, request.partnerId, request.iccid);
 
-    const price = await deps.catalog.getPlanPrice({ planId: request.planId, tier: request.tier, catalogVersion: request.catalogVersion });
+    const price = await deps.catalog.getPlanPrice({ planId: request.planId, tier: request.tier, catalogVersion: request.catalogVersion, deadline });
     if (price.currency !== deps.currency) throw new AppError('INTERNAL', `catalog prices in ${price.currency}, orders are in ${deps.currency}`);
 
     const order = await insertOrder(deps, newOrderOf(request, fingerprint, price));
     // A concurrent duplicate inserted first: answer as its duplicate.
     if (!order) continue;
-    return { ...(await pay(deps, order)), replayed: false };
+    return { ...(await pay(deps, order, deadline)), replayed: false };
   }
   throw inProgress();
 }
@@ -114,11 +115,21 @@ async function replay(deps: OrdersDeps, existing: Order, fingerprint: string): P
  *   REQUEST_IN_PROGRESS until the sweeper settles it, then the replay.
  * - Reserved, but the row is no longer pending: see `settledMeanwhile`.
  */
-async function pay(deps: OrdersDeps, order: Order): Promise<{ order: VisibleOrder; walletBalance: number }> {
+async function pay(deps: OrdersDeps, order: Order, deadline?: number): Promise<{ order: VisibleOrder; walletBalance: number }> {
   const log = orderLogFields(order);
   let walletBalance: number;
   try {
-    ({ balanceAfter: walletBalance } = await deps.wallet.reserve({ orderId: order.id, partnerId: order.partnerId, amount: order.price, description: order.planName }));
+    ({ balanceAfter: walletBalance } = await deps.wallet.reserve({
+      orderId: order.id,
+      partnerId: order.partnerId,
+      amount: order.price,
+      description: order.planName,
+      // The row's own creation (the database's clock) plus the Reserve deadline: the wallet commits before it or
+      // never, and the sweeper drops a row only well after it, so its "no reservation" is final.
+      notAfter: reserveNotAfter(order),
+      // The request's own deadline (the gateway's): the call ends before the partner stops waiting.
+      deadline,
+    }));
   } catch (error) {
     if (error instanceof AppError && error.code === 'INSUFFICIENT_BALANCE') {
       await deletePendingOrder(deps.pool, order.id);

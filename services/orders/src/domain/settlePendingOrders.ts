@@ -25,6 +25,18 @@ export interface SweepResult {
 export const minimumPendingAgeMs = reserveDeadlineMs + 5_000;
 
 /**
+ * The instant an order's debit must commit by (ReserveRequest.not_after):
+ * the row's creation in the database's clock plus the Reserve deadline. The
+ * wallet's transaction ends itself past it (#23: a wallet paused between its
+ * statements and its commit), and the sweeper only looks at a row
+ * `minimumPendingAgeMs` after its creation, 5 s later, so a "no reservation"
+ * it hears can no longer turn into a debit.
+ */
+export function reserveNotAfter(order: { createdAt: Date }): Date {
+  return new Date(order.createdAt.getTime() + reserveDeadlineMs);
+}
+
+/**
  * Settles orders left 'pending' longer than `olderThanMs` (never less than
  * `minimumPendingAgeMs`): a crash, or a wallet outage, between the row's
  * insert and its confirmation. The wallet is the source of truth: a held

@@ -6,16 +6,47 @@ import type { OrdersDeps } from '../domain/deps.js';
 import { getOrder } from '../domain/getOrder.js';
 import { listOrders } from '../domain/listOrders.js';
 import { esimLifecycle } from '../esims/lifecycle.js';
+import { listReconciliationRuns, runReconciliation, type ReconciliationOptions, type ReconciliationRun } from '../domain/reconciliation.js';
+import { AppError } from '@esim/errors';
 import { esimStatusFilter, notificationTypeFromProto, orderStatusFilter } from './enums.js';
 import { esimMessage, orderMessage } from './views.js';
 
 type OrdersMethods = (typeof ordersV1.OrdersService)['method'];
 
-/** Transport only: each RPC converts its message, calls one use case, converts the answer. */
-export function ordersHandlers(deps: OrdersDeps): ServiceHandlers<OrdersMethods> {
+/** Without configuration (tests): held debits older than an hour, paid orders of the last week. */
+const defaultReconciliation: ReconciliationOptions = { heldAfterMs: 3_600_000, paidWithinDays: 7 };
+
+function reconciliationRunMessage(run: ReconciliationRun) {
   return {
-    async createOrder(request) {
-      const { order, walletBalance, replayed } = await createOrder(deps, { ...request, catalogVersion: Number(request.catalogVersion) });
+    id: run.id,
+    trigger: run.trigger,
+    startedAt: run.startedAt.toISOString(),
+    finishedAt: run.finishedAt.toISOString(),
+    findings: run.findings.map((finding) => ({
+      kind: finding.kind,
+      orderId: finding.orderId ?? '',
+      partnerId: finding.partnerId ?? '',
+      amount: BigInt(finding.amount ?? 0),
+      detail: finding.detail,
+      action: finding.action,
+    })),
+  };
+}
+
+/** Transport only: each RPC converts its message, calls one use case, converts the answer. */
+export function ordersHandlers(deps: OrdersDeps, reconciliation: ReconciliationOptions = defaultReconciliation): ServiceHandlers<OrdersMethods> {
+  return {
+    async runReconciliation(request) {
+      const trigger = request.trigger === 'daily' ? 'daily' : 'operator';
+      const run = await runReconciliation(deps, trigger, reconciliation);
+      if (!run) throw new AppError('UNAVAILABLE', 'A reconciliation is running; retry shortly.');
+      return reconciliationRunMessage(run);
+    },
+    async listReconciliationRuns(request) {
+      return { runs: (await listReconciliationRuns(deps.pool, request.limit || 10)).map(reconciliationRunMessage) };
+    },
+    async createOrder(request, context) {
+      const { order, walletBalance, replayed } = await createOrder(deps, { ...request, catalogVersion: Number(request.catalogVersion) }, context.deadline);
       return { order: orderMessage(order), walletBalance: BigInt(walletBalance), replayed };
     },
     async getOrder(request) {
@@ -25,8 +56,8 @@ export function ordersHandlers(deps: OrdersDeps): ServiceHandlers<OrdersMethods>
       const { orders, total } = await listOrders(deps.pool, { ...request, status: orderStatusFilter(request.status) });
       return { orders: orders.map(orderMessage), total };
     },
-    async cancelOrder(request) {
-      const { order, refundedAmount, alreadyCancelled } = await cancelOrder(deps, request);
+    async cancelOrder(request, context) {
+      const { order, refundedAmount, alreadyCancelled } = await cancelOrder(deps, request, context.deadline);
       return { order: orderMessage(order), refundedAmount: BigInt(refundedAmount), alreadyCancelled };
     },
     async getEsim(request) {

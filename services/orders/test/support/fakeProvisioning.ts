@@ -9,8 +9,9 @@ type ProvisioningMethods = (typeof provisioningV1.ProvisioningService)['method']
  * - 'revoke': REVOKED (idempotent, as the supplier);
  * - 'refuse': NOT_REVOKABLE with `refusal` as detail;
  * - 'down': UNAVAILABLE (the supplier could not be reached).
+ * - 'late': the supplier revokes but its answer comes too late: UNCONFIRMED (what provisioning answers then).
  */
-export type RevokeMode = 'revoke' | 'refuse' | 'down';
+export type RevokeMode = 'revoke' | 'refuse' | 'down' | 'late';
 
 /** What the fake's GetProvisioning answers for one order (an order it has no answer for is UNKNOWN). */
 export type FakeProvisioningState =
@@ -50,6 +51,7 @@ export async function startFakeProvisioning(): Promise<FakeProvisioning> {
       if (fake.mode === 'down') throw new AppError('UNAVAILABLE', 'the fake supplier is down');
       if (fake.mode === 'refuse') return { outcome: provisioningV1.RevokeOutcome.NOT_REVOKABLE, detail: fake.refusal };
       fake.revoked.add(request.reference);
+      if (fake.mode === 'late') return { outcome: provisioningV1.RevokeOutcome.UNCONFIRMED, detail: 'no answer within 2000 ms' };
       return { outcome: provisioningV1.RevokeOutcome.REVOKED, detail: '' };
     },
     async setSuspended(request) {

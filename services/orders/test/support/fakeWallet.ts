@@ -106,6 +106,15 @@ export async function startFakeWallet(): Promise<FakeWallet> {
       if (fake.mode === 'answer-lost') throw down();
       return { entry: entry(reservation), balanceAfter: BigInt(reservation.balanceAfter), replayed };
     },
+    async getReconciliationSnapshot(request) {
+      const all = [...fake.reservations.values()];
+      const message = (r: HeldReservation) => ({ orderId: r.orderId, partnerId: r.partnerId, amount: BigInt(r.amount), state: r.state, createdAt: new Date(0).toISOString() });
+      return {
+        held: all.filter((r) => r.state === 'held').map(message),
+        reservations: all.filter((r) => request.orderIds.includes(r.orderId)).map(message),
+        unbalanced: [],
+      };
+    },
     async getReservation(request) {
       if (fake.unreachable) throw down();
       const reservation = fake.reservations.get(request.orderId);

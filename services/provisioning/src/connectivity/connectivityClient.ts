@@ -45,7 +45,8 @@ export interface ConnectivityPort {
   /** A bundle added to the existing eSIM `iccid` (a top-up). */
   addBundle(request: { iccid: string; sku: string; reference: string } & BundleSize): Promise<BundleResult>;
   /** Revokes the bundle `reference` (a first bundle: the whole subscription). Idempotent at the provider. */
-  revokeBundle(request: { reference: string }): Promise<RevokeResult>;
+  /** `timeoutMs` shortens the client's own timeout (the caller's deadline leaves less). */
+  revokeBundle(request: { reference: string; timeoutMs?: number }): Promise<RevokeResult>;
   /** Stops (or restarts) data on the eSIM (contract §13 suspension). Idempotent at the provider. */
   setSuspended(request: { iccid: string; suspended: boolean }): Promise<SuspensionResult>;
 }
@@ -89,9 +90,9 @@ export function createConnectivityClient(options: { baseUrl: string; timeoutMs: 
   type Answer = { kind: 'answer'; status: number; body: string } | Extract<BundleResult, { kind: 'transient' }>;
 
   /** One POST under the deadline: the answer, or why there was none (always transient). */
-  async function post(endpoint: URL, payload: unknown): Promise<Answer> {
+  async function post(endpoint: URL, payload: unknown, timeoutMs = options.timeoutMs): Promise<Answer> {
     try {
-      const signal = AbortSignal.timeout(options.timeoutMs);
+      const signal = AbortSignal.timeout(Math.max(1, timeoutMs));
       const response = await fetch(endpoint, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json' },
@@ -102,7 +103,7 @@ export function createConnectivityClient(options: { baseUrl: string; timeoutMs: 
     } catch (error) {
       if (error instanceof OversizedAnswerError) return { kind: 'transient', cause: 'bad_response', statusCode: null, detail: error.message };
       if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
-        return { kind: 'transient', cause: 'timeout', statusCode: null, detail: `no answer within ${options.timeoutMs} ms` };
+        return { kind: 'transient', cause: 'timeout', statusCode: null, detail: `no answer within ${timeoutMs} ms` };
       }
       return { kind: 'transient', cause: 'network_error', statusCode: null, detail: `network error: ${networkErrorCode(error)}` };
     }
@@ -142,7 +143,8 @@ export function createConnectivityClient(options: { baseUrl: string; timeoutMs: 
       measured(() => issue(url(`v1/esims/${encodeURIComponent(iccid)}/bundles`), { reference: request.reference, iccid }, request)),
     revokeBundle: (request) =>
       measured(async (): Promise<RevokeResult> => {
-        const answer = await post(url(`v1/bundles/${encodeURIComponent(request.reference)}/revoke`), undefined);
+        const timeoutMs = Math.min(options.timeoutMs, request.timeoutMs ?? Infinity);
+        const answer = await post(url(`v1/bundles/${encodeURIComponent(request.reference)}/revoke`), undefined, timeoutMs);
         if (answer.kind === 'transient') return answer;
         const { status, body } = answer;
         if (status >= 200 && status < 300) return { kind: 'revoked', statusCode: status };

@@ -19,11 +19,11 @@ const states: Record<ProvisioningView['state'], provisioningV1.ProvisioningState
 /** Transport only: each RPC converts its message, calls one use case, converts the answer. */
 export function provisioningHandlers(deps: { upstreams: Upstreams; pool: Pool; logger: Logger }): ServiceHandlers<ProvisioningMethods> {
   return {
-    async revokeBundle(request) {
-      const outcome = await revokeBundle(deps, request);
-      return outcome.revoked
-        ? { outcome: provisioningV1.RevokeOutcome.REVOKED, detail: '' }
-        : { outcome: provisioningV1.RevokeOutcome.NOT_REVOKABLE, detail: outcome.detail };
+    async revokeBundle(request, context) {
+      const outcome = await revokeBundle(deps, request, context.deadline);
+      if (outcome.revoked === true) return { outcome: provisioningV1.RevokeOutcome.REVOKED, detail: '' };
+      if (outcome.revoked === 'unconfirmed') return { outcome: provisioningV1.RevokeOutcome.UNCONFIRMED, detail: outcome.detail };
+      return { outcome: provisioningV1.RevokeOutcome.NOT_REVOKABLE, detail: outcome.detail };
     },
     async setSuspended(request) {
       const outcome = await setSuspended(deps, { iccid: request.iccid, suspended: request.suspended });

@@ -10,4 +10,5 @@ export const walletMetrics = {
   refundedMinor: meter.createCounter('wallet_refunded_minor_total', { description: 'Money refunded for failed or cancelled orders, in minor units' }),
   topUps: meter.createCounter('wallet_topups_total', { description: 'Operator top-ups credited' }),
   adjustments: meter.createCounter('wallet_adjustments_total', { description: 'Operator adjustments recorded' }),
+  reservesPastDeadline: meter.createCounter('wallet_reserves_past_deadline_total', { description: 'Order debits refused because their deadline passed before they could commit (#23)' }),
 };

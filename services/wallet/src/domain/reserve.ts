@@ -1,5 +1,5 @@
 import { AppError } from '@esim/errors';
-import { pgErrorCode, withTransaction, type Queryable } from '@esim/postgres';
+import { boundTransaction, DeadlinePassed, pgErrorCode, withTransaction, type Queryable } from '@esim/postgres';
 import { findEntry } from '../store/ledgerStore.js';
 import { debitForOrder } from '../store/debitStore.js';
 import { findReservation } from '../store/reservationStore.js';
@@ -15,6 +15,12 @@ export interface ReserveInput {
   partnerId: string;
   amount: number;
   description: string;
+  /**
+   * The debit commits before this instant (the database's clock) or not at
+   * all; undefined: no bound. The orders sweeper drops a pending order with no
+   * reservation only after it, so the debit can never land after the drop (#23).
+   */
+  notAfter?: Date;
 }
 
 export interface Reserved {
@@ -31,7 +37,10 @@ export interface Reserved {
  * wallet's row lock for one statement and the commit only. A repeated call
  * hits the unique debit-per-order index (or finds its reservation when the
  * balance is short now) and answers the first debit (`replayed`). A balance
- * below the price refuses the order and writes nothing.
+ * below the price refuses the order and writes nothing. With `notAfter`, the
+ * transaction is bounded by it in the database's clock (first and last
+ * statement, `boundTransaction`): past it, nothing is debited and the call
+ * answers UNAVAILABLE, however long this process paused in between.
  */
 export async function reserve(deps: WalletDeps, input: ReserveInput): Promise<Reserved> {
   check()
@@ -42,6 +51,7 @@ export async function reserve(deps: WalletDeps, input: ReserveInput): Promise<Re
     .done();
   try {
     const reserved = await withTransaction(deps.pool, async (db): Promise<Reserved> => {
+      if (input.notAfter) await boundTransaction(db, input.notAfter);
       const entry = await debitForOrder(db, {
         orderId: input.orderId,
         partnerId: input.partnerId,
@@ -50,6 +60,8 @@ export async function reserve(deps: WalletDeps, input: ReserveInput): Promise<Re
       });
       if (entry) {
         await announceIfLow(db, input.partnerId, entry.balanceAfter);
+        // The last statement before COMMIT: past it, the database ends the session rather than let a late commit in.
+        if (input.notAfter) await boundTransaction(db, input.notAfter);
         return { entry, balanceAfter: entry.balanceAfter, replayed: false };
       }
       // Nothing was written: an earlier call's debit may be why the balance is short now.
@@ -64,6 +76,10 @@ export async function reserve(deps: WalletDeps, input: ReserveInput): Promise<Re
     }
     return reserved;
   } catch (error) {
+    if (error instanceof DeadlinePassed || (input.notAfter && input.notAfter.getTime() <= Date.now() && isSessionEnded(error))) {
+      walletMetrics.reservesPastDeadline.add(1);
+      throw new AppError('UNAVAILABLE', `The payment of order ${input.orderId} could not be committed before its deadline; nothing was debited.`, { cause: error });
+    }
     // This order id was debited first (a retry racing this call, or another partner): answer what is there.
     if (pgErrorCode(error) === '23505') {
       const winner = await replayOf(deps.pool, input);
@@ -88,4 +104,10 @@ function conflict(reservation: Reservation, input: ReserveInput): AppError {
     'IDEMPOTENCY_CONFLICT',
     `Order ${input.orderId} was already reserved for ${reservation.partnerId} at ${reservation.amount}; this call asks ${input.partnerId} for ${input.amount}.`,
   );
+}
+
+/** The database ended the session (idle_in_transaction_session_timeout, statement_timeout) or the connection dropped under it. */
+function isSessionEnded(error: unknown): boolean {
+  const code = pgErrorCode(error);
+  return code === '25P03' || code === '57014' || /terminat|Connection|closed/i.test(error instanceof Error ? error.message : '');
 }

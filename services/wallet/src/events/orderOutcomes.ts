@@ -1,7 +1,7 @@
 import type { ServiceContext } from '@esim/service';
 import type { Config } from '../config.js';
 import { captureReservation } from '../domain/captureReservation.js';
-import { refundOrder } from '../domain/refundOrder.js';
+import { refundOrderPrice } from '../domain/refund.js';
 
 /** Redeliveries back off from 1 s to a minute; 50 deliveries span well over half an hour of outage. */
 const delivery = { ackWaitMs: 30_000, maxDeliver: 50, retry: { firstMs: 1_000, maxMs: 60_000 } };
@@ -15,6 +15,8 @@ export async function consumeOrderOutcomes({ consume, logger }: ServiceContext<C
     captureReservation(db, logger, event.data),
   );
   await consume({ durable: 'wallet_order_failed', type: 'orders.order.provisioning_failed', ...delivery }, (event, db) =>
-    refundOrder(db, logger, event.data),
+    refundOrderPrice(db, logger, { ...event.data, cause: 'provisioning_failed' }).then((outcome) => {
+      if (outcome.kind === 'nothing' && outcome.why === 'no_reservation') logger.warn({ orderId: event.data.orderId }, 'failed order has no reservation; nothing was debited, nothing to refund');
+    }),
   );
 }

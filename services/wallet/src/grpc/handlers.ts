@@ -1,3 +1,4 @@
+import { validationError } from '@esim/errors';
 import type { ServiceHandlers } from '@esim/grpc';
 import type { walletV1 } from '@esim/proto';
 import { adjust } from '../domain/adjust.js';
@@ -6,7 +7,8 @@ import { getReservation } from '../domain/getReservation.js';
 import { getWallet } from '../domain/getWallet.js';
 import { listLedger } from '../domain/listLedger.js';
 import { getLowBalanceThreshold, setLowBalanceThreshold } from '../domain/lowBalanceThreshold.js';
-import { refundCancelledOrder } from '../domain/refundCancelledOrder.js';
+import { refundRequested } from '../domain/refund.js';
+import { reconciliationSnapshot } from '../domain/reconciliationSnapshot.js';
 import { reserve } from '../domain/reserve.js';
 import { topUp } from '../domain/topUp.js';
 import { amountOf, auditOf, ledgerEntryMessage, reservationMessage } from './views.js';
@@ -17,8 +19,16 @@ type WalletMethods = (typeof walletV1.WalletService)['method'];
 export function walletHandlers(deps: WalletDeps): ServiceHandlers<WalletMethods> {
   return {
     async reserve(request) {
-      const { entry, balanceAfter, replayed } = await reserve(deps, { ...request, amount: amountOf(request.amount) });
+      const { entry, balanceAfter, replayed } = await reserve(deps, { ...request, amount: amountOf(request.amount), notAfter: notAfterOf(request.notAfter) });
       return { entry: ledgerEntryMessage(entry), balanceAfter: BigInt(balanceAfter), replayed };
+    },
+    async getReconciliationSnapshot(request) {
+      const snapshot = await reconciliationSnapshot(deps.pool, { heldOlderThanMs: Number(request.heldOlderThanMs), orderIds: request.orderIds });
+      return {
+        held: snapshot.held.map(reservationMessage),
+        reservations: snapshot.reservations.map(reservationMessage),
+        unbalanced: snapshot.unbalanced.map((w) => ({ partnerId: w.partnerId, balance: BigInt(w.balance), ledgerSum: BigInt(w.ledgerSum) })),
+      };
     },
     async getReservation(request) {
       return reservationMessage(await getReservation(deps.pool, request.orderId));
@@ -51,7 +61,7 @@ export function walletHandlers(deps: WalletDeps): ServiceHandlers<WalletMethods>
       return { entry: ledgerEntryMessage(entry), balance: BigInt(balance) };
     },
     async refundOrder(request) {
-      const { entry, balanceAfter, replayed } = await refundCancelledOrder(deps, request);
+      const { entry, balanceAfter, replayed } = await refundRequested(deps, request);
       return { entry: ledgerEntryMessage(entry), balanceAfter: BigInt(balanceAfter), replayed };
     },
     async setLowBalanceThreshold(request) {
@@ -63,4 +73,12 @@ export function walletHandlers(deps: WalletDeps): ServiceHandlers<WalletMethods>
       return { threshold: threshold === null ? undefined : BigInt(threshold) };
     },
   };
+}
+
+/** ReserveRequest.not_after: RFC 3339, or empty for no bound. */
+function notAfterOf(text: string): Date | undefined {
+  if (text === '') return undefined;
+  const at = new Date(text);
+  if (Number.isNaN(at.getTime())) throw validationError([{ path: 'notAfter', message: 'must be an RFC 3339 instant' }]);
+  return at;
 }

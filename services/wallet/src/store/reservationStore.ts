@@ -59,3 +59,20 @@ export async function markReleased(db: Queryable, orderId: string, refundEntryId
   );
   if (result.rowCount !== 1) throw new Error(`reservation ${orderId} was not ${from.join(' or ')}`);
 }
+
+/** Reservations still 'held' after `olderThanMs` (the reconciliation's "a debit without its order?"), oldest first. */
+export async function heldReservationsOlderThan(db: Queryable, olderThanMs: number, limit: number): Promise<Reservation[]> {
+  const { rows } = await db.query<ReservationRow>(
+    `SELECT ${columns} FROM wallet.reservations
+     WHERE state = 'held' AND created_at < now() - make_interval(secs => $1::double precision / 1000)
+     ORDER BY created_at, order_id LIMIT $2`,
+    [olderThanMs, limit],
+  );
+  return rows.map(toReservation);
+}
+
+/** The reservations of the orders named (none for an order never debited). */
+export async function reservationsOf(db: Queryable, orderIds: string[]): Promise<Reservation[]> {
+  const { rows } = await db.query<ReservationRow>(`SELECT ${columns} FROM wallet.reservations WHERE order_id = ANY($1::text[])`, [orderIds]);
+  return rows.map(toReservation);
+}

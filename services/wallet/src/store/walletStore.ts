@@ -35,3 +35,15 @@ export async function readBalance(db: Queryable, partnerId: string): Promise<num
   const { rows } = await db.query<{ balance: number }>('SELECT balance FROM wallet.wallets WHERE partner_id = $1', [partnerId]);
   return rows[0]?.balance ?? 0;
 }
+
+/** Wallets whose balance is not the sum of their ledger entries (the reconciliation's last check; the chain guards should make it empty). */
+export async function unbalancedWallets(db: Queryable): Promise<Array<{ partnerId: string; balance: number; ledgerSum: number }>> {
+  const { rows } = await db.query<{ partner_id: string; balance: string; ledger_sum: string }>(
+    `SELECT w.partner_id, w.balance::text AS balance, COALESCE(l.total, 0)::text AS ledger_sum
+     FROM wallet.wallets w
+     LEFT JOIN (SELECT partner_id, sum(amount) AS total FROM wallet.ledger_entries GROUP BY partner_id) l ON l.partner_id = w.partner_id
+     WHERE w.balance <> COALESCE(l.total, 0)
+     ORDER BY w.partner_id LIMIT 1000`,
+  );
+  return rows.map((row) => ({ partnerId: row.partner_id, balance: Number(row.balance), ledgerSum: Number(row.ledger_sum) }));
+}

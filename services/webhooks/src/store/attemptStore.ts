@@ -11,12 +11,17 @@ import { eventOf, type EventRow } from './rows.js';
  * replica. Rows are locked with SKIP LOCKED, so a row an operator is
  * retrying at that moment is passed over rather than waited for.
  *
+ * "Earlier" is the sequence this database assigned when it recorded the
+ * event (events.seq, in stream order, copied onto each delivery as
+ * event_seq), never a producer's clock: two replicas' clocks may disagree
+ * (#23).
+ *
  * Cost (#28, docs/benchmarks.md): every read goes through a partial index
  * of pending deliveries, never through finished ones. The partners with
  * anything pending are found by a skip scan (one probe each), each
  * partner's due rows in claim order from deliveries_claimable, and the
- * ordering check in deliveries_pending_order (the delivery carries its
- * event's order and time), so a claim's reads do not grow with history.
+ * ordering check in deliveries_pending_order_seq (the delivery carries its
+ * event's order and sequence), so a claim's reads do not grow with history.
  */
 const dueSql = `
 WITH RECURSIVE pending_partners AS (
@@ -41,7 +46,7 @@ CROSS JOIN LATERAL (
       SELECT 1 FROM webhooks.deliveries d2
       WHERE d.order_id IS NOT NULL AND d2.status = 'pending' AND d2.order_id IS NOT NULL
         AND d2.endpoint_id = d.endpoint_id AND d2.order_id = d.order_id
-        AND (d2.event_created_at, d2.event_id) < (d.event_created_at, d.event_id)
+        AND d2.event_seq < d.event_seq
     )
   ORDER BY d.next_attempt_at, d.id
   LIMIT greatest(q.free, 0)

@@ -28,8 +28,8 @@ async function insertDeliveries(db: Queryable, event: PartnerEvent, endpointIds:
   const ids = endpointIds.map(() => newId('dlv'));
   await db.query(
     `WITH inserted AS (
-       INSERT INTO webhooks.deliveries (id, event_id, partner_id, endpoint_id, order_id, event_created_at, status, next_attempt_at)
-       SELECT t.id, $2, $3, t.endpoint_id, $5, $6, 'pending', now()
+       INSERT INTO webhooks.deliveries (id, event_id, partner_id, endpoint_id, order_id, event_created_at, event_seq, status, next_attempt_at)
+       SELECT t.id, $2, $3, t.endpoint_id, $5, $6, (SELECT e.seq FROM webhooks.events e WHERE e.id = $2), 'pending', now()
        FROM unnest($1::text[], $4::text[]) AS t (id, endpoint_id)
        RETURNING 1
      )

@@ -34,9 +34,14 @@ const orderRequest = component(
 
 const orderPage = component(pageOf(orderView), 'OrderPage', 'public');
 
-/** Creating an order can wait on catalog and wallet behind the orders service; still bounded, and a retry replays. */
+/**
+ * The request's one deadline. It travels with the gRPC call: orders bounds
+ * the catalog's price and the wallet's debit by it (each ends before it, so
+ * this answer is an outcome, not a timeout), and the debit's own transaction
+ * by the order's deadline in the database's clock. A retry replays.
+ */
 const createOrderDeadlineMs = 10_000;
-/** A cancellation waits on the supplier's revoke and the wallet's refund behind the orders service. */
+/** The same for a cancellation: the supplier's revoke (through provisioning) and the refund end within it. */
 const cancelOrderDeadlineMs = 15_000;
 
 export interface OrderRouteDeps {

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file wallet/v1/wallet.proto.
  */
 export const file_wallet_v1_wallet: GenFile = /*@__PURE__*/
-  fileDesc("ChZ3YWxsZXQvdjEvd2FsbGV0LnByb3RvEgl3YWxsZXQudjEiWQodU2V0TG93QmFsYW5jZVRocmVzaG9sZFJlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRIWCgl0aHJlc2hvbGQYAiABKANIAIgBAUIMCgpfdGhyZXNob2xkIjMKHUdldExvd0JhbGFuY2VUaHJlc2hvbGRSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkiOwoTTG93QmFsYW5jZVRocmVzaG9sZBIWCgl0aHJlc2hvbGQYASABKANIAIgBAUIMCgpfdGhyZXNob2xkItYBCgtMZWRnZXJFbnRyeRIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgJEg4KBmFtb3VudBgDIAEoAxIVCg1iYWxhbmNlX2FmdGVyGAQgASgDEhUKCG9yZGVyX2lkGAUgASgJSACIAQESFgoJcmVmZXJlbmNlGAYgASgJSAGIAQESGAoLZGVzY3JpcHRpb24YByABKAlIAogBARISCgpjcmVhdGVkX2F0GAggASgJQgsKCV9vcmRlcl9pZEIMCgpfcmVmZXJlbmNlQg4KDF9kZXNjcmlwdGlvbiJbCg5SZXNlcnZlUmVxdWVzdBIQCghvcmRlcl9pZBgBIAEoCRISCgpwYXJ0bmVyX2lkGAIgASgJEg4KBmFtb3VudBgDIAEoAxITCgtkZXNjcmlwdGlvbhgEIAEoCSJhCg9SZXNlcnZlUmVzcG9uc2USJQoFZW50cnkYASABKAsyFi53YWxsZXQudjEuTGVkZ2VyRW50cnkSFQoNYmFsYW5jZV9hZnRlchgCIAEoAxIQCghyZXBsYXllZBgDIAEoCCIpChVHZXRSZXNlcnZhdGlvblJlcXVlc3QSEAoIb3JkZXJfaWQYASABKAkiZgoLUmVzZXJ2YXRpb24SEAoIb3JkZXJfaWQYASABKAkSEgoKcGFydG5lcl9pZBgCIAEoCRIOCgZhbW91bnQYAyABKAMSDQoFc3RhdGUYBCABKAkSEgoKY3JlYXRlZF9hdBgFIAEoCSI8ChBHZXRXYWxsZXRSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSFAoMbGVkZ2VyX2xpbWl0GAIgASgFImcKBldhbGxldBISCgpwYXJ0bmVyX2lkGAEgASgJEg8KB2JhbGFuY2UYAiABKAMSEAoIY3VycmVuY3kYAyABKAkSJgoGbGVkZ2VyGAQgAygLMhYud2FsbGV0LnYxLkxlZGdlckVudHJ5Ik0KEUxpc3RMZWRnZXJSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSJAoEcGFnZRgCIAEoCzIWLmNvbW1vbi52MS5QYWdlUmVxdWVzdCJMChJMaXN0TGVkZ2VyUmVzcG9uc2USJwoHZW50cmllcxgBIAMoCzIWLndhbGxldC52MS5MZWRnZXJFbnRyeRINCgV0b3RhbBgCIAEoBSKJAQoMVG9wVXBSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSDgoGYW1vdW50GAIgASgDEhEKCXJlZmVyZW5jZRgDIAEoCRIRCgRub3RlGAQgASgJSACIAQESJgoFYXVkaXQYBSABKAsyFy5jb21tb24udjEuQXVkaXRDb250ZXh0QgcKBV9ub3RlIlgKDVRvcFVwUmVzcG9uc2USJQoFZW50cnkYASABKAsyFi53YWxsZXQudjEuTGVkZ2VyRW50cnkSDwoHYmFsYW5jZRgCIAEoAxIPCgdjcmVhdGVkGAMgASgIImsKDUFkanVzdFJlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRIOCgZhbW91bnQYAiABKAMSDgoGcmVhc29uGAMgASgJEiYKBWF1ZGl0GAQgASgLMhcuY29tbW9uLnYxLkF1ZGl0Q29udGV4dCJICg5BZGp1c3RSZXNwb25zZRIlCgVlbnRyeRgBIAEoCzIWLndhbGxldC52MS5MZWRnZXJFbnRyeRIPCgdiYWxhbmNlGAIgASgDIkoKElJlZnVuZE9yZGVyUmVxdWVzdBIQCghvcmRlcl9pZBgBIAEoCRISCgpwYXJ0bmVyX2lkGAIgASgJEg4KBnJlYXNvbhgDIAEoCSJlChNSZWZ1bmRPcmRlclJlc3BvbnNlEiUKBWVudHJ5GAEgASgLMhYud2FsbGV0LnYxLkxlZGdlckVudHJ5EhUKDWJhbGFuY2VfYWZ0ZXIYAiABKAMSEAoIcmVwbGF5ZWQYAyABKAgytgUKDVdhbGxldFNlcnZpY2USQAoHUmVzZXJ2ZRIZLndhbGxldC52MS5SZXNlcnZlUmVxdWVzdBoaLndhbGxldC52MS5SZXNlcnZlUmVzcG9uc2USSgoOR2V0UmVzZXJ2YXRpb24SIC53YWxsZXQudjEuR2V0UmVzZXJ2YXRpb25SZXF1ZXN0GhYud2FsbGV0LnYxLlJlc2VydmF0aW9uEjsKCUdldFdhbGxldBIbLndhbGxldC52MS5HZXRXYWxsZXRSZXF1ZXN0GhEud2FsbGV0LnYxLldhbGxldBJJCgpMaXN0TGVkZ2VyEhwud2FsbGV0LnYxLkxpc3RMZWRnZXJSZXF1ZXN0Gh0ud2FsbGV0LnYxLkxpc3RMZWRnZXJSZXNwb25zZRI6CgVUb3BVcBIXLndhbGxldC52MS5Ub3BVcFJlcXVlc3QaGC53YWxsZXQudjEuVG9wVXBSZXNwb25zZRI9CgZBZGp1c3QSGC53YWxsZXQudjEuQWRqdXN0UmVxdWVzdBoZLndhbGxldC52MS5BZGp1c3RSZXNwb25zZRJMCgtSZWZ1bmRPcmRlchIdLndhbGxldC52MS5SZWZ1bmRPcmRlclJlcXVlc3QaHi53YWxsZXQudjEuUmVmdW5kT3JkZXJSZXNwb25zZRJiChZTZXRMb3dCYWxhbmNlVGhyZXNob2xkEigud2FsbGV0LnYxLlNldExvd0JhbGFuY2VUaHJlc2hvbGRSZXF1ZXN0Gh4ud2FsbGV0LnYxLkxvd0JhbGFuY2VUaHJlc2hvbGQSYgoWR2V0TG93QmFsYW5jZVRocmVzaG9sZBIoLndhbGxldC52MS5HZXRMb3dCYWxhbmNlVGhyZXNob2xkUmVxdWVzdBoeLndhbGxldC52MS5Mb3dCYWxhbmNlVGhyZXNob2xkYgZwcm90bzM", [file_common_v1_common]);
+  fileDesc("ChZ3YWxsZXQvdjEvd2FsbGV0LnByb3RvEgl3YWxsZXQudjEiWQodU2V0TG93QmFsYW5jZVRocmVzaG9sZFJlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRIWCgl0aHJlc2hvbGQYAiABKANIAIgBAUIMCgpfdGhyZXNob2xkIjMKHUdldExvd0JhbGFuY2VUaHJlc2hvbGRSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkiOwoTTG93QmFsYW5jZVRocmVzaG9sZBIWCgl0aHJlc2hvbGQYASABKANIAIgBAUIMCgpfdGhyZXNob2xkItYBCgtMZWRnZXJFbnRyeRIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgJEg4KBmFtb3VudBgDIAEoAxIVCg1iYWxhbmNlX2FmdGVyGAQgASgDEhUKCG9yZGVyX2lkGAUgASgJSACIAQESFgoJcmVmZXJlbmNlGAYgASgJSAGIAQESGAoLZGVzY3JpcHRpb24YByABKAlIAogBARISCgpjcmVhdGVkX2F0GAggASgJQgsKCV9vcmRlcl9pZEIMCgpfcmVmZXJlbmNlQg4KDF9kZXNjcmlwdGlvbiJuCg5SZXNlcnZlUmVxdWVzdBIQCghvcmRlcl9pZBgBIAEoCRISCgpwYXJ0bmVyX2lkGAIgASgJEg4KBmFtb3VudBgDIAEoAxITCgtkZXNjcmlwdGlvbhgEIAEoCRIRCglub3RfYWZ0ZXIYBSABKAkiYQoPUmVzZXJ2ZVJlc3BvbnNlEiUKBWVudHJ5GAEgASgLMhYud2FsbGV0LnYxLkxlZGdlckVudHJ5EhUKDWJhbGFuY2VfYWZ0ZXIYAiABKAMSEAoIcmVwbGF5ZWQYAyABKAgiKQoVR2V0UmVzZXJ2YXRpb25SZXF1ZXN0EhAKCG9yZGVyX2lkGAEgASgJImYKC1Jlc2VydmF0aW9uEhAKCG9yZGVyX2lkGAEgASgJEhIKCnBhcnRuZXJfaWQYAiABKAkSDgoGYW1vdW50GAMgASgDEg0KBXN0YXRlGAQgASgJEhIKCmNyZWF0ZWRfYXQYBSABKAkiPAoQR2V0V2FsbGV0UmVxdWVzdBISCgpwYXJ0bmVyX2lkGAEgASgJEhQKDGxlZGdlcl9saW1pdBgCIAEoBSJnCgZXYWxsZXQSEgoKcGFydG5lcl9pZBgBIAEoCRIPCgdiYWxhbmNlGAIgASgDEhAKCGN1cnJlbmN5GAMgASgJEiYKBmxlZGdlchgEIAMoCzIWLndhbGxldC52MS5MZWRnZXJFbnRyeSJNChFMaXN0TGVkZ2VyUmVxdWVzdBISCgpwYXJ0bmVyX2lkGAEgASgJEiQKBHBhZ2UYAiABKAsyFi5jb21tb24udjEuUGFnZVJlcXVlc3QiTAoSTGlzdExlZGdlclJlc3BvbnNlEicKB2VudHJpZXMYASADKAsyFi53YWxsZXQudjEuTGVkZ2VyRW50cnkSDQoFdG90YWwYAiABKAUiiQEKDFRvcFVwUmVxdWVzdBISCgpwYXJ0bmVyX2lkGAEgASgJEg4KBmFtb3VudBgCIAEoAxIRCglyZWZlcmVuY2UYAyABKAkSEQoEbm90ZRgEIAEoCUgAiAEBEiYKBWF1ZGl0GAUgASgLMhcuY29tbW9uLnYxLkF1ZGl0Q29udGV4dEIHCgVfbm90ZSJYCg1Ub3BVcFJlc3BvbnNlEiUKBWVudHJ5GAEgASgLMhYud2FsbGV0LnYxLkxlZGdlckVudHJ5Eg8KB2JhbGFuY2UYAiABKAMSDwoHY3JlYXRlZBgDIAEoCCJrCg1BZGp1c3RSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSDgoGYW1vdW50GAIgASgDEg4KBnJlYXNvbhgDIAEoCRImCgVhdWRpdBgEIAEoCzIXLmNvbW1vbi52MS5BdWRpdENvbnRleHQiSAoOQWRqdXN0UmVzcG9uc2USJQoFZW50cnkYASABKAsyFi53YWxsZXQudjEuTGVkZ2VyRW50cnkSDwoHYmFsYW5jZRgCIAEoAyJKChJSZWZ1bmRPcmRlclJlcXVlc3QSEAoIb3JkZXJfaWQYASABKAkSEgoKcGFydG5lcl9pZBgCIAEoCRIOCgZyZWFzb24YAyABKAkiZQoTUmVmdW5kT3JkZXJSZXNwb25zZRIlCgVlbnRyeRgBIAEoCzIWLndhbGxldC52MS5MZWRnZXJFbnRyeRIVCg1iYWxhbmNlX2FmdGVyGAIgASgDEhAKCHJlcGxheWVkGAMgASgIIlEKIEdldFJlY29uY2lsaWF0aW9uU25hcHNob3RSZXF1ZXN0EhoKEmhlbGRfb2xkZXJfdGhhbl9tcxgBIAEoAxIRCglvcmRlcl9pZHMYAiADKAkiSwoQVW5iYWxhbmNlZFdhbGxldBISCgpwYXJ0bmVyX2lkGAEgASgJEg8KB2JhbGFuY2UYAiABKAMSEgoKbGVkZ2VyX3N1bRgDIAEoAyKdAQoWUmVjb25jaWxpYXRpb25TbmFwc2hvdBIkCgRoZWxkGAEgAygLMhYud2FsbGV0LnYxLlJlc2VydmF0aW9uEiwKDHJlc2VydmF0aW9ucxgCIAMoCzIWLndhbGxldC52MS5SZXNlcnZhdGlvbhIvCgp1bmJhbGFuY2VkGAMgAygLMhsud2FsbGV0LnYxLlVuYmFsYW5jZWRXYWxsZXQyowYKDVdhbGxldFNlcnZpY2USQAoHUmVzZXJ2ZRIZLndhbGxldC52MS5SZXNlcnZlUmVxdWVzdBoaLndhbGxldC52MS5SZXNlcnZlUmVzcG9uc2USSgoOR2V0UmVzZXJ2YXRpb24SIC53YWxsZXQudjEuR2V0UmVzZXJ2YXRpb25SZXF1ZXN0GhYud2FsbGV0LnYxLlJlc2VydmF0aW9uEjsKCUdldFdhbGxldBIbLndhbGxldC52MS5HZXRXYWxsZXRSZXF1ZXN0GhEud2FsbGV0LnYxLldhbGxldBJJCgpMaXN0TGVkZ2VyEhwud2FsbGV0LnYxLkxpc3RMZWRnZXJSZXF1ZXN0Gh0ud2FsbGV0LnYxLkxpc3RMZWRnZXJSZXNwb25zZRI6CgVUb3BVcBIXLndhbGxldC52MS5Ub3BVcFJlcXVlc3QaGC53YWxsZXQudjEuVG9wVXBSZXNwb25zZRI9CgZBZGp1c3QSGC53YWxsZXQudjEuQWRqdXN0UmVxdWVzdBoZLndhbGxldC52MS5BZGp1c3RSZXNwb25zZRJMCgtSZWZ1bmRPcmRlchIdLndhbGxldC52MS5SZWZ1bmRPcmRlclJlcXVlc3QaHi53YWxsZXQudjEuUmVmdW5kT3JkZXJSZXNwb25zZRJrChlHZXRSZWNvbmNpbGlhdGlvblNuYXBzaG90Eisud2FsbGV0LnYxLkdldFJlY29uY2lsaWF0aW9uU25hcHNob3RSZXF1ZXN0GiEud2FsbGV0LnYxLlJlY29uY2lsaWF0aW9uU25hcHNob3QSYgoWU2V0TG93QmFsYW5jZVRocmVzaG9sZBIoLndhbGxldC52MS5TZXRMb3dCYWxhbmNlVGhyZXNob2xkUmVxdWVzdBoeLndhbGxldC52MS5Mb3dCYWxhbmNlVGhyZXNob2xkEmIKFkdldExvd0JhbGFuY2VUaHJlc2hvbGQSKC53YWxsZXQudjEuR2V0TG93QmFsYW5jZVRocmVzaG9sZFJlcXVlc3QaHi53YWxsZXQudjEuTG93QmFsYW5jZVRocmVzaG9sZGIGcHJvdG8z", [file_common_v1_common]);
 
 /**
  * @generated from message wallet.v1.SetLowBalanceThresholdRequest
@@ -155,6 +155,17 @@ export type ReserveRequest = Message<"wallet.v1.ReserveRequest"> & {
    * @generated from field: string description = 4;
    */
   description: string;
+
+  /**
+   * RFC 3339. The debit commits before this instant (the database's clock) or
+   * not at all: the wallet's transaction checks it last and is ended by the
+   * database past it, however long the wallet pauses. The orders sweeper may
+   * drop the order only after it, so a "no reservation" it hears is final.
+   * Empty: no bound.
+   *
+   * @generated from field: string not_after = 5;
+   */
+  notAfter: string;
 };
 
 /**
@@ -536,6 +547,84 @@ export const RefundOrderResponseSchema: GenMessage<RefundOrderResponse> = /*@__P
   messageDesc(file_wallet_v1_wallet, 17);
 
 /**
+ * @generated from message wallet.v1.GetReconciliationSnapshotRequest
+ */
+export type GetReconciliationSnapshotRequest = Message<"wallet.v1.GetReconciliationSnapshotRequest"> & {
+  /**
+   * @generated from field: int64 held_older_than_ms = 1;
+   */
+  heldOlderThanMs: bigint;
+
+  /**
+   * @generated from field: repeated string order_ids = 2;
+   */
+  orderIds: string[];
+};
+
+/**
+ * Describes the message wallet.v1.GetReconciliationSnapshotRequest.
+ * Use `create(GetReconciliationSnapshotRequestSchema)` to create a new message.
+ */
+export const GetReconciliationSnapshotRequestSchema: GenMessage<GetReconciliationSnapshotRequest> = /*@__PURE__*/
+  messageDesc(file_wallet_v1_wallet, 18);
+
+/**
+ * @generated from message wallet.v1.UnbalancedWallet
+ */
+export type UnbalancedWallet = Message<"wallet.v1.UnbalancedWallet"> & {
+  /**
+   * @generated from field: string partner_id = 1;
+   */
+  partnerId: string;
+
+  /**
+   * @generated from field: int64 balance = 2;
+   */
+  balance: bigint;
+
+  /**
+   * The sum of every ledger entry's amount of the partner.
+   *
+   * @generated from field: int64 ledger_sum = 3;
+   */
+  ledgerSum: bigint;
+};
+
+/**
+ * Describes the message wallet.v1.UnbalancedWallet.
+ * Use `create(UnbalancedWalletSchema)` to create a new message.
+ */
+export const UnbalancedWalletSchema: GenMessage<UnbalancedWallet> = /*@__PURE__*/
+  messageDesc(file_wallet_v1_wallet, 19);
+
+/**
+ * @generated from message wallet.v1.ReconciliationSnapshot
+ */
+export type ReconciliationSnapshot = Message<"wallet.v1.ReconciliationSnapshot"> & {
+  /**
+   * @generated from field: repeated wallet.v1.Reservation held = 1;
+   */
+  held: Reservation[];
+
+  /**
+   * @generated from field: repeated wallet.v1.Reservation reservations = 2;
+   */
+  reservations: Reservation[];
+
+  /**
+   * @generated from field: repeated wallet.v1.UnbalancedWallet unbalanced = 3;
+   */
+  unbalanced: UnbalancedWallet[];
+};
+
+/**
+ * Describes the message wallet.v1.ReconciliationSnapshot.
+ * Use `create(ReconciliationSnapshotSchema)` to create a new message.
+ */
+export const ReconciliationSnapshotSchema: GenMessage<ReconciliationSnapshot> = /*@__PURE__*/
+  messageDesc(file_wallet_v1_wallet, 20);
+
+/**
  * Prepaid wallets: balances, the immutable ledger and per-order reservations.
  * Every amount is int64 in the currency's minor unit (cents).
  *
@@ -615,6 +704,18 @@ export const WalletService: GenService<{
     methodKind: "unary";
     input: typeof RefundOrderRequestSchema;
     output: typeof RefundOrderResponseSchema;
+  },
+  /**
+   * What the reconciliation (contract §11) compares with the orders: the
+   * reservations still held after held_older_than_ms, the reservations of the
+   * orders named, and every wallet whose balance differs from its ledger's sum.
+   *
+   * @generated from rpc wallet.v1.WalletService.GetReconciliationSnapshot
+   */
+  getReconciliationSnapshot: {
+    methodKind: "unary";
+    input: typeof GetReconciliationSnapshotRequestSchema;
+    output: typeof ReconciliationSnapshotSchema;
   },
   /**
    * The partner's lowBalanceThreshold (§9): a debit that takes the balance
