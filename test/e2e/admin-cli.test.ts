@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../packages/admin-cli/src/main.js';
-import { platform, registerPartner, until, waitForMail } from './support/client.js';
+import { platform, registerPartner, until, verifyEmailOf, waitForMail } from './support/client.js';
 
 const bin = fileURLToPath(new URL('../../packages/admin-cli/bin/esim-admin.mjs', import.meta.url));
 
@@ -47,6 +47,7 @@ describe('esim-admin', () => {
   it('when an operator reviews, approves, funds, re-tiers, suspends and reinstates a partner, then each step shows in the API and the audit log', async () => {
     const { application, answer } = await registerPartner();
     const id = answer.body.id as string;
+    await verifyEmailOf(application.email);
 
     const pending = await json('applications', 'list', '--limit', '100');
     expect(pending.data.map((p: any) => p.id)).toContain(id);

@@ -160,7 +160,19 @@ export const events = {
     stream: 'MAIL',
     data: z.object({
       to: z.email(),
-      template: z.enum(['application_received', 'partner_approved', 'partner_rejected', 'api_key_issued', 'webhook_secret_rotated']),
+      template: z.enum([
+        'application_received',
+        'partner_approved',
+        'partner_rejected',
+        'api_key_issued',
+        'webhook_secret_rotated',
+        // #24: accounts and operators.
+        'email_verification',
+        'password_reset',
+        'password_changed',
+        'webhook_url_changed',
+        'operator_invited',
+      ]),
       /** Non-secret template values (names, tier, reason, key prefix). */
       values: z.record(z.string(), z.string()),
       /** Secret template values (an API key, a webhook secret), sealed. */

@@ -31,6 +31,8 @@ import { partnerDoors } from './routes/partnerDoors.js';
 import { catalogRoute } from './routes/public/catalog.js';
 import { esimRoutes } from './routes/public/esims.js';
 import { loginRoute } from './routes/public/login.js';
+import { accountRoutes } from './routes/public/account.js';
+import { LoginThrottle } from './auth/loginThrottle.js';
 import { meRoutes } from './routes/public/me.js';
 import { orderRoutes } from './routes/public/orders.js';
 import { registerRoute } from './routes/public/register.js';
@@ -73,7 +75,9 @@ export async function buildGateway({ config, logger, nc, ns: subjects, consume, 
     logger,
   };
   const tokens = new PortalTokens(config.JWT_SECRET, config.JWT_ISSUER);
-  const portalToken = tokens.require();
+  const portalToken = tokens.require({ partners, limit: new RateLimit(redis, `${ns}:gateway:rl:portal`, config.RATE_LIMIT_PER_PORTAL) });
+  const limitOf = (name: string, window: Config['ACCOUNT_RATE_LIMIT']) => new RateLimit(redis, `${ns}:gateway:rl:${name}`, window);
+  const throttle = new LoginThrottle(limitOf('login', config.LOGIN_FAILURE_LIMIT), limitOf('login-address', config.LOGIN_ADDRESS_FAILURE_LIMIT));
   const doors = partnerDoors({ apiKey: (scope, alongside) => requireApiKey(apiKeyDeps, scope, alongside), portalToken, partners });
   const renderedCatalog = { responses: new RenderedResponses(), version: new CatalogVersion(redis, ns) };
   own('catalog changes', startCatalogChanges({ nc, ns: subjects, responses: renderedCatalog.responses, logger }));
@@ -123,13 +127,14 @@ export async function buildGateway({ config, logger, nc, ns: subjects, consume, 
   await publicApp.register(
     async (api) => {
       registerRoute(api, { partners, registerLimit: new RateLimit(redis, `${ns}:gateway:rl:register`, config.REGISTER_RATE_LIMIT), allowInsecureWebhookUrls });
-      loginRoute(api, { partners, tokens, loginFailures: new RateLimit(redis, `${ns}:gateway:rl:login`, config.LOGIN_FAILURE_LIMIT) });
-      meRoutes(api, { partners, portalToken, allowInsecureWebhookUrls });
+      loginRoute(api, { partners, tokens, throttle });
+      accountRoutes(api, { partners, verifyLimit: limitOf('verify', config.ACCOUNT_RATE_LIMIT), resetLimit: limitOf('reset', config.ACCOUNT_RATE_LIMIT) });
+      meRoutes(api, { partners, portalToken, allowInsecureWebhookUrls, throttle });
       catalogRoute(api, { catalog, orders, doors, rendered: renderedCatalog });
       walletRoutes(api, { wallet, doors });
       orderRoutes(api, { orders, doors, catalogVersion: renderedCatalog.version });
       esimRoutes(api, { orders, doors });
-      webhookRoutes(api, { webhooks, doors });
+      webhookRoutes(api, { webhooks, doors, testLimit: limitOf('webhook-test', config.WEBHOOK_TEST_LIMIT) });
     },
     { prefix: '/api/v1' },
   );

@@ -91,12 +91,12 @@ describe('the OpenAPI documents', () => {
     expect(statuses(doc, '/api/v1/partner/orders/{orderId}/cancel', 'post')).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '429', '503']);
     expect(statuses(doc, '/api/v1/partner/esims', 'get')).toEqual(['200', '400', '401', '403', '429', '503']);
     expect(statuses(doc, '/api/v1/partner/esims/{iccid}', 'get')).toEqual(['200', '400', '401', '403', '404', '429', '503']);
-    expect(statuses(doc, '/api/v1/partner/me/esims/{iccid}', 'get')).toEqual(['200', '400', '401', '403', '404', '503']);
+    expect(statuses(doc, '/api/v1/partner/me/esims/{iccid}', 'get')).toEqual(['200', '400', '401', '403', '404', '429', '503']);
     expect(statuses(doc, '/api/v1/partner/catalog', 'get')).toEqual(['200', '400', '401', '403', '404', '429', '503']);
     expect(statuses(doc, '/supplier/v1/notifications', 'post')).toEqual(['200', '202', '400', '401', '413', '415', '503']);
     expect(doc.paths['/supplier/v1/notifications'].post.tags).toEqual(['Supplier']);
     expect(statuses(doc, '/api/v1/partner/orders/{orderId}', 'get')).toEqual(['200', '400', '401', '403', '404', '429', '503']);
-    expect(statuses(doc, '/api/v1/partner/me/orders/{orderId}', 'get')).toEqual(['200', '400', '401', '403', '404', '503']);
+    expect(statuses(doc, '/api/v1/partner/me/orders/{orderId}', 'get')).toEqual(['200', '400', '401', '403', '404', '429', '503']);
     expect(statuses(doc, '/api/v1/partner/wallet/ledger', 'get')).toEqual(['200', '400', '401', '403', '429', '503']);
     expect(Object.keys(doc.components.schemas.Order.properties).sort()).toEqual(
       ['clientRequestId', 'kind', 'iccid', 'createdAt', 'currency', 'email', 'esim', 'failureReason', 'id', 'phoneNumber', 'planId', 'planName', 'price', 'status', 'updatedAt'].sort(),

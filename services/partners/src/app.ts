@@ -4,6 +4,7 @@ import { partnersV1 } from '@esim/proto';
 import { defineService, grpcBinding } from '@esim/service';
 import { readConfig } from './config.js';
 import { schema, type PartnersDeps } from './domain/deps.js';
+import { HashingPool } from './domain/hashingPool.js';
 import { recordAuditEvent } from './domain/recordAuditEvent.js';
 import { partnersHandlers } from './grpc/handlers.js';
 
@@ -14,7 +15,12 @@ export const partnersService = defineService({
   postgres: { schema, migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)) },
   publishes: ['MAIL', 'AUDIT', 'PARTNERS'],
   async start({ config, pool, consume }) {
-    const deps: PartnersDeps = { pool, dataKey: parseDataKey(config.DATA_ENCRYPTION_KEY), passwordCost: config.PASSWORD_HASH_COST };
+    const deps: PartnersDeps = {
+      pool,
+      dataKey: parseDataKey(config.DATA_ENCRYPTION_KEY),
+      passwordCost: config.PASSWORD_HASH_COST,
+      hashing: new HashingPool(config.PASSWORD_HASH_CONCURRENCY, config.PASSWORD_HASH_QUEUE),
+    };
     // Other services' operator actions (plan edits, top-ups) arrive as events; the log lives here.
     await consume(
       { durable: 'partners_audit', type: 'audit.recorded', ackWaitMs: 30_000, maxDeliver: 20, retry: { firstMs: 2_000, maxMs: 60_000 } },

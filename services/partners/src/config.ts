@@ -15,6 +15,9 @@ const schema = z.object({
     .min(1024)
     .refine((n) => (n & (n - 1)) === 0, 'must be a power of two (scrypt N)')
     .default(32768),
+  /** scrypt runs at once (each holds 128·N·8 bytes); the rest wait in a queue of PASSWORD_HASH_QUEUE, beyond which logins answer 503. */
+  PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  PASSWORD_HASH_QUEUE: z.coerce.number().int().min(0).max(10_000).default(16),
 });
 
 export type Config = z.output<typeof schema>;

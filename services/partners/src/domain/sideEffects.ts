@@ -30,7 +30,8 @@ export function audit(db: Queryable, actor: Actor, action: string, target: strin
     target,
     operator: actor.operator,
     requestId: actor.requestId,
-    details,
+    // The X-Operator header rides along as a note; the actor is the credential's.
+    details: actor.note ? { ...details, note: actor.note } : details,
     occurredAt: new Date().toISOString(),
   });
 }

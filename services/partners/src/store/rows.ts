@@ -14,6 +14,8 @@ export interface PartnerRow {
   webhook_url: string | null;
   webhook_secret_sealed: string | null;
   rejection_reason: string | null;
+  email_verified_at: Date | null;
+  session_version: number;
   created_at: Date;
 }
 
@@ -49,6 +51,8 @@ export function toPartner(row: PartnerRow): Partner {
     webhookUrl: row.webhook_url,
     webhookSecretSealed: row.webhook_secret_sealed,
     rejectionReason: row.rejection_reason,
+    emailVerifiedAt: row.email_verified_at,
+    sessionVersion: row.session_version,
     createdAt: row.created_at,
   };
 }
