@@ -309,7 +309,8 @@ describe('audit log', () => {
       return entries.length >= 2 ? entries : undefined;
     }, 'both audit entries of the partner');
     expect(mine.map((e: { action: string }) => e.action)).toEqual(['partner.suspended', 'partner.approved']);
-    expect(mine[0]).toMatchObject({ operator: 'ops-bob', requestId: expect.any(String), createdAt: expect.any(String) });
+    // The actor is the credential (the break-glass ADMIN_TOKEN here); X-Operator is only a note (§10).
+    expect(mine[0]).toMatchObject({ operator: 'admin-token', operatorEmail: null, details: { note: 'ops-bob' }, requestId: expect.any(String), createdAt: expect.any(String) });
   });
 });
 

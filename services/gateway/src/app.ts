@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ReadinessCheck } from '@esim/runtime';
 import { defineService, type ServiceContext } from '@esim/service';
-import { requireAdminToken } from './auth/adminAuth.js';
+import { requireOperator } from './auth/operatorAuth.js';
 import { requireApiKey, type ApiKeyAuthDeps } from './auth/apiKeyAuth.js';
 import { CredentialCache } from './auth/credentialCache.js';
 import { startCredentialEvictions } from './auth/credentialEvictions.js';
@@ -18,11 +18,13 @@ import { createRedis } from './redis.js';
 import { adminComponents, publicComponents } from './http/components.js';
 import { createApp } from './http/createApp.js';
 import { serveWebApp } from './http/staticApps.js';
+import { problems } from './http/schemas.js';
 import { adminAuditRoute } from './routes/admin/audit.js';
 import { adminDeadLetterRoutes } from './routes/admin/deadLetters.js';
 import { adminEsimRoutes } from './routes/admin/esims.js';
 import { adminKeyRoutes } from './routes/admin/keys.js';
 import { adminOrderRoutes } from './routes/admin/orders.js';
+import { adminOperatorRoutes } from './routes/admin/operators.js';
 import { adminPartnerRoutes } from './routes/admin/partners.js';
 import { adminPlanRoutes } from './routes/admin/plans.js';
 import { adminWalletRoutes } from './routes/admin/wallet.js';
@@ -148,15 +150,20 @@ export async function buildGateway({ config, logger, nc, ns: subjects, consume, 
     name: 'admin',
     components: adminComponents,
     title: 'Admin API',
-    description: 'Operator API: partner review, keys, plans, wallets, orders, dead letters and the audit log. Every mutating call is audited with the optional X-Operator header.',
-    securitySchemes: { adminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' } },
+    description: 'Operator API: partner review, keys, plans, wallets, orders, dead letters and the audit log. Every mutating call is audited with the authenticated operator (the optional X-Operator header is kept as a note). Roles: viewer reads; support reviews partners, suspends, manages keys and secrets, retries deliveries and redrives dead letters; finance tops up and adjusts wallets; admin does everything.',
+    securitySchemes: { adminToken: { type: 'http', scheme: 'bearer', description: 'An operator token `op_<prefix>_<secret>` (its role decides which calls it may make), or the break-glass ADMIN_TOKEN' } },
   });
   await adminApp.register(
     async (admin) => {
       admin.addHook('onRoute', (route) => {
         route.schema = { ...route.schema, security: [{ adminToken: [] }] };
+        // Every admin route can answer 403 OPERATOR_ROLE_REQUIRED (§10), so every one documents it.
+        const response = route.schema.response as Record<number, unknown> | undefined;
+        if (response && !(403 in response)) route.schema.response = { ...response, ...problems(403) };
       });
-      admin.addHook('onRequest', requireAdminToken(config.ADMIN_TOKEN));
+      // Operator token or ADMIN_TOKEN, then the route's role from the one table (auth/operatorRoles.ts, §10).
+      admin.addHook('onRequest', requireOperator({ adminToken: config.ADMIN_TOKEN, partners, logger }));
+      adminOperatorRoutes(admin, { partners });
       adminPartnerRoutes(admin, { partners, wallet, allowInsecureWebhookUrls });
       adminKeyRoutes(admin, { partners });
       adminAuditRoute(admin, { partners });

@@ -110,11 +110,13 @@ describe('the OpenAPI documents', () => {
 
   it('when the admin document is read, then wallet and order routes list their statuses', async () => {
     const doc = (await get(`${adminUrl}/openapi.json`)).body;
-    expect(statuses(doc, '/admin/v1/partners/{id}/wallet/topups', 'post')).toEqual(['200', '201', '400', '401', '404', '413', '415', '503']);
-    expect(statuses(doc, '/admin/v1/partners/{id}/wallet/adjustments', 'post')).toEqual(['201', '400', '401', '402', '404', '413', '415', '503']);
-    expect(statuses(doc, '/admin/v1/orders/{id}', 'get')).toEqual(['200', '400', '401', '404', '503']);
-    expect(statuses(doc, '/admin/v1/esims', 'get')).toEqual(['200', '400', '401', '503']);
-    expect(statuses(doc, '/admin/v1/esims/{iccid}', 'get')).toEqual(['200', '400', '401', '404', '503']);
+    // Every admin route documents 403 OPERATOR_ROLE_REQUIRED (§10).
+    expect(statuses(doc, '/admin/v1/partners/{id}/wallet/topups', 'post')).toEqual(['200', '201', '400', '401', '403', '404', '413', '415', '503']);
+    expect(statuses(doc, '/admin/v1/partners/{id}/wallet/adjustments', 'post')).toEqual(['201', '400', '401', '402', '403', '404', '413', '415', '503']);
+    expect(statuses(doc, '/admin/v1/orders/{id}', 'get')).toEqual(['200', '400', '401', '403', '404', '503']);
+    expect(statuses(doc, '/admin/v1/esims', 'get')).toEqual(['200', '400', '401', '403', '503']);
+    expect(statuses(doc, '/admin/v1/esims/{iccid}', 'get')).toEqual(['200', '400', '401', '403', '404', '503']);
+    expect(statuses(doc, '/admin/v1/operators', 'post')).toEqual(['201', '400', '401', '403', '413', '415', '503']);
     expect(doc.paths['/supplier/v1/notifications']).toBeUndefined();
     expect(Object.keys(doc.components.schemas.AdminOrder.properties)).toEqual(expect.arrayContaining(['partnerId', 'supplierReference']));
   });

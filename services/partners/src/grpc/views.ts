@@ -52,6 +52,7 @@ export function auditMessage(entry: AuditEntry): AuditMessage {
     operator: entry.operator,
     requestId: entry.requestId,
     details: Object.fromEntries(Object.entries(entry.details).map(([name, value]) => [name, auditDetailMessage(value)])),
+    operatorEmail: entry.operatorEmail ?? undefined,
     createdAt: entry.createdAt.toISOString(),
   };
 }

@@ -38,6 +38,8 @@ export interface AuditRow {
   request_id: string;
   details: Record<string, unknown>;
   created_at: Date;
+  /** Joined from partners.operators when `operator` names an account. */
+  operator_email?: string | null;
 }
 
 export function toPartner(row: PartnerRow): Partner {
@@ -89,6 +91,7 @@ export function toAuditEntry(row: AuditRow): AuditEntry {
     operator: row.operator,
     requestId: row.request_id,
     details: auditDetailsOf(row.details),
+    operatorEmail: row.operator_email ?? null,
     createdAt: row.created_at,
   };
 }
