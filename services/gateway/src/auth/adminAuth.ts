@@ -1,4 +1,6 @@
 import type { FastifyRequest } from 'fastify';
+// The `request.operator` the operator check sets (its declaration lives there).
+import type {} from './operatorAuth.js';
 
 const printable = /^[\x20-\x7e]{1,100}$/;
 
