@@ -132,13 +132,20 @@ describe('login throttling (§3)', () => {
 
   it('when one address fails logins for 100 different e-mails, then the 101st attempt from it is 429, and another address is unaffected', async () => {
     const address = freshSourceAddress();
-    for (let i = 0; i < 100; i += 1) {
-      const answer = await api('/partner/login', { body: { email: uniqueEmail('spray'), password: 'wrong-password-guess' }, localAddress: address });
-      expect([401, 503]).toContain(answer.status);
+    // A few at a time, so the partners service's bounded hashing is busy but rarely full; a 503 is not a failure and is not counted.
+    let failed = 0;
+    while (failed < 100) {
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(4, 100 - failed) }, () =>
+          api('/partner/login', { body: { email: uniqueEmail('spray'), password: 'wrong-password-guess' }, localAddress: address }),
+        ),
+      );
+      for (const answer of batch) expect([401, 503]).toContain(answer.status);
+      failed += batch.filter((answer) => answer.status === 401).length;
     }
     expectProblem(await api('/partner/login', { body: { email: uniqueEmail('spray'), password: 'x' }, localAddress: address }), 429, 'RATE_LIMITED');
     expect((await api('/partner/login', { body: { email: uniqueEmail('spray'), password: 'x' }, localAddress: freshSourceAddress() })).status).toBe(401);
-  });
+  }, 180_000);
 
   it('when one address asks for 21 password resets within the hour, then the 21st is 429', async () => {
     const address = freshSourceAddress();
