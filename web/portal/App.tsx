@@ -11,6 +11,7 @@ import { LoginPage } from './pages/Login.js';
 import { OrderDetailPage } from './pages/OrderDetail.js';
 import { OrdersPage } from './pages/Orders.js';
 import { RegisterPage } from './pages/Register.js';
+import { accountLink, ForgotPasswordPage, ResetPasswordPage, VerifyEmailPage } from './pages/AccountLinks.js';
 import { WalletPage } from './pages/Wallet.js';
 import { WebhooksPage } from './pages/Webhooks.js';
 import { endSession, startSession, storedSession, type Session } from './session.js';
@@ -69,8 +70,13 @@ export function App() {
     return () => clearTimeout(timer);
   }, [session, refreshMe, signOut]);
 
+  // An e-mailed link (§4) opens its page whether or not someone is logged in on this tab.
+  const link = accountLink();
+  if (link?.page === 'verify-email') return <Bare brand={brand}>{<VerifyEmailPage api={publicApi} token={link.token} />}</Bare>;
+  if (link?.page === 'reset-password') return <Bare brand={brand}>{<ResetPasswordPage api={publicApi} token={link.token} />}</Bare>;
   if (!session) {
     if (route.parts[0] === 'register') return <Bare brand={brand}>{<RegisterPage api={publicApi} />}</Bare>;
+    if (route.parts[0] === 'forgot-password') return <Bare brand={brand}>{<ForgotPasswordPage api={publicApi} />}</Bare>;
     const onLoggedIn = (token: string, expiresIn: number) => {
       setMessage(undefined);
       setSession(startSession(token, expiresIn));
