@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import {
   admin,
   api,
+  call,
+  platform,
   expectProblem,
   freshSourceAddress,
   mailbox,
@@ -32,6 +34,17 @@ describe('e-mail verification (§4)', () => {
     expect(verified.body).toMatchObject({ id: answer.body.id, status: 'pending', emailVerified: true });
     expect((await admin(`/partners/${answer.body.id}`)).body.emailVerified).toBe(true);
     expect((await admin(`/partners/${answer.body.id}/approve`, { body: {} })).status).toBe(200);
+  });
+
+  it('when the e-mailed link is opened, then the portal serves its page at that path (the page posts the token)', async () => {
+    const { application } = await registerPartner();
+    const [mail] = await waitForMail(application.email, 'Your application was received');
+    const link = /^(\S*\/verify-email\?token=[A-Za-z0-9_-]{32,})$/m.exec(mail!.text)![1]!;
+    const path = new URL(link).pathname + new URL(link).search;
+    const page = await call(platform.publicUrl, path);
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect((await call(platform.publicUrl, '/portal/reset-password?token=x')).status).toBe(200);
   });
 
   it('when a token is used twice, unknown or malformed, then 400 VALIDATION_ERROR naming token', async () => {
