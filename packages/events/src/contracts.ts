@@ -34,7 +34,7 @@ export interface StreamSpec {
 export type StreamName = keyof typeof streams;
 
 /** Base64 AES-256-GCM ciphertext under the platform data key; only the mailer opens it. */
-const sealed = z.string().regex(/^v1\.[A-Za-z0-9+/=]+\.[A-Za-z0-9+/=]+\.[A-Za-z0-9+/=]+$/, 'sealed secret');
+const sealed = z.string().regex(/^v[12]\.[A-Za-z0-9+/=]+\.[A-Za-z0-9+/=]+\.[A-Za-z0-9+/=]+$/, 'sealed secret');
 
 const money = z.number().int();
 const currency = z.string().regex(/^[A-Z]{3}$/);

@@ -6,6 +6,7 @@ import { readConfig } from './config.js';
 import { schema, type PartnersDeps } from './domain/deps.js';
 import { HashingPool } from './domain/hashingPool.js';
 import { recordAuditEvent } from './domain/recordAuditEvent.js';
+import { resealWebhookSecrets } from './domain/resealSecrets.js';
 import { partnersHandlers } from './grpc/handlers.js';
 
 /** Partner accounts, API keys, webhook secrets and the operator audit log. */
@@ -26,6 +27,8 @@ export const partnersService = defineService({
       { durable: 'partners_audit', type: 'audit.recorded', ackWaitMs: 30_000, maxDeliver: 20, retry: { firstMs: 2_000, maxMs: 60_000 } },
       (event, db) => recordAuditEvent(db, event),
     );
+    // Secrets sealed before #24 are bound to their partner now (AES-GCM associated data).
+    await resealWebhookSecrets(deps);
     return { grpc: [grpcBinding(partnersV1.PartnersService, partnersHandlers(deps))] };
   },
 });

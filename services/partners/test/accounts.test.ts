@@ -1,7 +1,9 @@
 // Protects §4's account rules in the partners service (#24): a proved e-mail before approval, an unproved address given back after 24 h, single-use reset links, a password change that ends older sessions, audited and mailed webhook URL changes, bounded password hashing, and operator accounts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseOperatorToken, secretMatches } from '@esim/api-keys';
-import { open } from '@esim/crypto';
+import { mailRecord, open, seal, webhookSecretRecord } from '@esim/crypto';
+import { createPool } from '@esim/postgres';
+import { resealWebhookSecrets } from '../src/domain/resealSecrets.js';
 import { HashingPool } from '../src/domain/hashingPool.js';
 import { hashPassword } from '../src/domain/passwords.js';
 import { createTestEnv, type PartnersClient, type TestEnv } from './support/testEnv.js';
@@ -32,7 +34,7 @@ async function mails(email: string): Promise<Array<{ template: string; values: R
 async function mailedSecret(email: string, name: string): Promise<string> {
   const sealed = (await mails(email)).reverse().find((m) => m.sealedValues[name])?.sealedValues[name];
   if (!sealed) throw new Error(`no mail to ${email} carries ${name}`);
-  return open(env.dataKey, sealed);
+  return open(env.dataKey, sealed, mailRecord(email));
 }
 
 const failure = (promise: Promise<unknown>) =>
@@ -227,5 +229,25 @@ describe('operators', () => {
       code: 'VALIDATION_ERROR',
       errors: [{ path: 'email' }, { path: 'role' }],
     });
+  });
+});
+
+describe('sealed secrets at rest (#24)', () => {
+  it('when a webhook secret was sealed without its record (v1), then the start-up migration re-seals it bound to its partner, once', async () => {
+    const email = newEmail();
+    const partner = await client.register({ name: 'S', email, company: 'S Co', password });
+    await env.query('UPDATE partners.partners SET webhook_secret_sealed = $2 WHERE id = $1', [partner.id, seal(env.dataKey, 'whsec_legacy')]);
+    const pool = createPool(env.databaseUrl, { max: 1, applicationName: 'reseal-test' });
+    try {
+      const deps = { pool, dataKey: env.dataKey, passwordCost: 1024, hashing: new HashingPool(1, 0) };
+      expect(await resealWebhookSecrets(deps)).toBeGreaterThanOrEqual(1);
+      const [row] = await env.query<{ webhook_secret_sealed: string }>('SELECT webhook_secret_sealed FROM partners.partners WHERE id = $1', [partner.id]);
+      expect(row!.webhook_secret_sealed).toMatch(/^v2\./);
+      expect(open(env.dataKey, row!.webhook_secret_sealed, webhookSecretRecord(partner.id))).toBe('whsec_legacy');
+      expect(() => open(env.dataKey, row!.webhook_secret_sealed, webhookSecretRecord('ptn_other'))).toThrow();
+      expect(await resealWebhookSecrets(deps)).toBe(0);
+    } finally {
+      await pool.end();
+    }
   });
 });

@@ -1,7 +1,7 @@
 // Protects the partners service over gRPC: the account and key use cases, the key format it issues, and typed audit details.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseKey, secretMatches } from '@esim/api-keys';
-import { open } from '@esim/crypto';
+import { mailRecord, open } from '@esim/crypto';
 import type { partnersV1 } from '@esim/proto';
 import { scopes } from '@esim/vocabulary';
 import { createTestEnv, type PartnersClient, type TestEnv } from './support/testEnv.js';
@@ -36,7 +36,7 @@ async function mailedSecret(email: string, name: string): Promise<string> {
      ORDER BY seq DESC LIMIT 1`,
     [email, name],
   );
-  return open(env.dataKey, rows[0]!.payload.data.sealedValues[name]!);
+  return open(env.dataKey, rows[0]!.payload.data.sealedValues[name]!, mailRecord(email));
 }
 
 /** The API key the newest mail to `email` carries. */

@@ -1,4 +1,4 @@
-import { open } from '@esim/crypto';
+import { mailRecord, open } from '@esim/crypto';
 import { PermanentEventError, type EventData } from '@esim/events';
 
 /**
@@ -238,7 +238,7 @@ export function renderMail(
     const sealed = request.sealedValues[field];
     if (!sealed) throw new MissingTemplateValueError(`${request.template} mail needs sealedValues.${field}`);
     try {
-      return oneLine(open(dataKey, sealed));
+      return oneLine(open(dataKey, sealed, mailRecord(request.to)));
     } catch {
       // Not permanent: a mismatched DATA_ENCRYPTION_KEY is fixed by a redeploy, and the request waits in the stream meanwhile.
       throw new Error(`sealedValues.${field} could not be opened (is DATA_ENCRYPTION_KEY the partners service's key?)`);

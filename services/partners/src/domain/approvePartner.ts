@@ -28,7 +28,7 @@ export function approvePartner(deps: PartnersDeps, id: string, tier: string | un
     const approved = await updatePartner(db, id, {
       status: 'approved',
       tier: newTier ?? partner.tier,
-      webhookSecretSealed: sealWebhookSecret(deps.dataKey, webhookSecret),
+      webhookSecretSealed: sealWebhookSecret(deps.dataKey, id, webhookSecret),
     });
     await webhookEndpointChanged(db, id);
     const { key, apiKey } = await issueKeyIn(db, id, [...scopes]);

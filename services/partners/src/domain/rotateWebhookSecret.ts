@@ -13,7 +13,7 @@ export function rotateWebhookSecret(deps: PartnersDeps, partnerId: string, actor
     const partner = await lockPartner(db, partnerId);
     requireKeyHolder(partner, 'rotate the webhook secret');
     const secret = generateWebhookSecret();
-    await updatePartner(db, partnerId, { webhookSecretSealed: sealWebhookSecret(deps.dataKey, secret) });
+    await updatePartner(db, partnerId, { webhookSecretSealed: sealWebhookSecret(deps.dataKey, partnerId, secret) });
     // Before the mail: the relay publishes in order, so a partner reading the new secret finds it signing already.
     await webhookEndpointChanged(db, partnerId);
     await requestMail(db, deps.dataKey, {

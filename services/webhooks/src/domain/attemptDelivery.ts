@@ -1,5 +1,5 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, propagation, trace, type Span } from '@opentelemetry/api';
-import { open } from '@esim/crypto';
+import { open, webhookSecretRecord } from '@esim/crypto';
 import { AppError } from '@esim/errors';
 import type { Pool } from '@esim/postgres';
 import type { Logger } from '@esim/telemetry';
@@ -75,7 +75,7 @@ async function decide(deps: AttemptDeps, claimed: ClaimedAttempt, span: Span): P
   let secret: string;
   try {
     endpoint = await deps.endpointOf(event.partnerId);
-    secret = endpoint.sealedSecret ? open(deps.dataKey, endpoint.sealedSecret) : '';
+    secret = endpoint.sealedSecret ? open(deps.dataKey, endpoint.sealedSecret, webhookSecretRecord(event.partnerId)) : '';
   } catch (error) {
     if (error instanceof AppError && error.code === 'PARTNER_NOT_FOUND') {
       return { result: { status: 'failed', attempts: unspent, statusCode: null, error: `partner ${event.partnerId} does not exist` }, outcome: 'failed' };

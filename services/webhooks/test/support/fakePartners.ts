@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { seal } from '@esim/crypto';
+import { seal, webhookSecretRecord } from '@esim/crypto';
 import { AppError } from '@esim/errors';
 import { addService, devTlsFiles, startGrpcServer, type ServiceHandlers } from '@esim/grpc';
 import { partnersV1 } from '@esim/proto';
@@ -44,7 +44,7 @@ export async function startFakePartners(dataKey: Buffer): Promise<FakePartners> 
     lookups.set(partnerId, (lookups.get(partnerId) ?? 0) + 1);
     const endpoint = endpoints.get(partnerId);
     if (!endpoint) throw new AppError('PARTNER_NOT_FOUND', `No partner ${partnerId}.`);
-    return { url: endpoint.url, sealedSecret: endpoint.secret ? seal(dataKey, endpoint.secret) : '', status: 'approved' };
+    return { url: endpoint.url, sealedSecret: endpoint.secret ? seal(dataKey, endpoint.secret, webhookSecretRecord(partnerId)) : '', status: 'approved' };
   };
   const server = await startGrpcServer({
     port: 0,
