@@ -251,3 +251,12 @@ describe('sealed secrets at rest (#24)', () => {
     }
   });
 });
+
+describe('password hashing cost', () => {
+  it('when PASSWORD_HASH_COST is unset in production, then scrypt runs at OWASP’s N = 2^17; elsewhere at 2^15', async () => {
+    const { readConfig } = await import('../src/config.js');
+    const DATA_ENCRYPTION_KEY = Buffer.alloc(32, 1).toString('base64');
+    expect(readConfig({ NODE_ENV: 'production', DATA_ENCRYPTION_KEY, DATABASE_URL: 'postgres://u@h/db' }).PASSWORD_HASH_COST).toBe(131072);
+    expect(readConfig({ NODE_ENV: 'test', DATA_ENCRYPTION_KEY }).PASSWORD_HASH_COST).toBe(32768);
+  });
+});
