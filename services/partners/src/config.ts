@@ -21,7 +21,7 @@ const schema = z.object({
     .optional(),
   /** scrypt runs at once (each holds 128·N·8 bytes); the rest wait in a queue of PASSWORD_HASH_QUEUE, beyond which logins answer 503. */
   PASSWORD_HASH_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
-  PASSWORD_HASH_QUEUE: z.coerce.number().int().min(0).max(10_000).default(16),
+  PASSWORD_HASH_QUEUE: z.coerce.number().int().min(0).max(10_000).default(32),
 });
 
 /** OWASP's scrypt parameters (Password Storage Cheat Sheet): N = 2^17, r = 8, p = 1. */
