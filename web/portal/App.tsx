@@ -51,7 +51,10 @@ export function App() {
     const client: Client = createClient({
       base: '/api/v1',
       headers: (): Record<string, string> => (token.current ? { authorization: `Bearer ${token.current}` } : {}),
-      onUnauthorized: (problem) => signOut(`You were signed out: ${problem.detail} Please log in again.`),
+      // A wrong current password on a password change is 401 too, but the session is fine.
+      onUnauthorized: (problem) => {
+        if (problem.code !== 'INVALID_CREDENTIALS') signOut(`You were signed out: ${problem.detail} Please log in again.`);
+      },
       // A view that was open becomes 403 when the account is suspended meanwhile: show the limited portal.
       onForbidden: (problem) => {
         if (problem.code === 'ACCOUNT_NOT_ACTIVE') void client.get<PartnerWithKeys>('/partner/me').then(setMe, () => {});
