@@ -62,7 +62,7 @@ COPY --from=install /app/ /app/
 COPY --from=build /out/ /app/
 COPY deploy/healthcheck.sh /usr/local/bin/esim-healthcheck
 RUN chmod 755 /usr/local/bin/esim-healthcheck \
- && mkdir -p /app/var/pki && chown esim:esim /app/var /app/var/pki
+ && mkdir -p /app/var/pki /app/var/secrets && chown esim:esim /app/var /app/var/pki /app/var/secrets && chmod 700 /app/var/secrets
 USER 10001:10001
 # Node is PID 1 and the services handle SIGTERM themselves (drain, then exit).
 # The telemetry preload comes first so grpc-js, pg and ioredis are patched

@@ -116,8 +116,25 @@ describe('docker-compose.yml', () => {
   });
 
   it.each(serviceList.map((entry) => [entry.name, entry] as const))('when %s has public ports, then exactly those are published', (name, entry) => {
-    const published = (entry.public ?? []).map((kind) => `${entry.ports[kind]}:${entry.ports[kind]}`);
+    // On the loopback interface unless the operator opts in with PUBLISH_ADDRESS (#24).
+    const published = (entry.public ?? []).map((kind) => `\${PUBLISH_ADDRESS:-127.0.0.1}:${entry.ports[kind]}:${entry.ports[kind]}`);
     expect(compose.services[name]!.ports ?? []).toEqual(published);
+  });
+
+  it('when any port is published, then it binds 127.0.0.1 unless PUBLISH_ADDRESS opts in', () => {
+    for (const [name, service] of Object.entries(compose.services)) {
+      for (const port of service.ports ?? []) expect(port, name).toMatch(/^\$\{PUBLISH_ADDRESS:-127\.0\.0\.1\}:\d+:\d+$/);
+    }
+  });
+
+  it('when a secret is not set by the operator, then it has no known value: it is empty (generated on first start into the shared dev-secrets volume)', () => {
+    for (const entry of serviceList) {
+      for (const key of entry.secrets ?? []) {
+        expect(compose.services[entry.name]!.environment![key], `${entry.name} ${key}`).toBe(`\${${key}:-}`);
+        expect(compose.services[entry.name]!.volumes, entry.name).toContain('dev-secrets:/app/var/secrets');
+      }
+    }
+    expect(compose.services.gateway!.environment!.WEBHOOK_ALLOW_INSECURE_URLS).toBe('${WEBHOOK_ALLOW_INSECURE_URLS:-false}');
   });
 
   it('when a Deployment sets a variable, then the Compose service sets it too, with the same literal value', () => {

@@ -121,25 +121,39 @@ export async function onboard(publicUrl: string, adminUrl: string, adminToken: s
   });
   if (registered.status !== 201) throw new Error(`register answered ${registered.status}: ${await registered.text()}`);
   const { id } = (await registered.json()) as { id: string };
+  // The applicant proves the address with the link of the "application received" e-mail (§4) before approval.
+  const token = await mailedLine(mailDir, email, verifyLinkPattern);
+  const verified = await fetch(`${publicUrl}/api/v1/partner/verify-email`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ token }),
+  });
+  if (verified.status !== 200) throw new Error(`verify-email answered ${verified.status}: ${await verified.text()}`);
   const approved = await fetch(`${adminUrl}/admin/v1/partners/${id}/approve`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${adminToken}` },
     body: JSON.stringify({ tier }),
   });
   if (approved.status !== 200) throw new Error(`approve answered ${approved.status}: ${await approved.text()}`);
+  return { partnerId: id, apiKey: await mailedLine(mailDir, email, apiKeyPattern) };
+}
 
+const verifyLinkPattern = /\/verify-email\?token=([A-Za-z0-9_-]{32,})$/m;
+
+/** The first capture of `pattern` in an .eml file to `email` under `mailDir`, as the partner's mail client would show it. */
+async function mailedLine(mailDir: string, email: string, pattern: RegExp): Promise<string> {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     for (const file of existsSync(mailDir) ? await readdir(mailDir) : []) {
       if (!file.endsWith('.eml')) continue;
       const mail = await simpleParser(await readFile(join(mailDir, file)));
       const to = [mail.to ?? []].flat().flatMap((address) => address.value.map((v) => v.address?.toLowerCase()));
-      const key = apiKeyPattern.exec(mail.text ?? '')?.[1];
-      if (to.includes(email) && mail.subject === 'Your partner account is approved' && key) return { partnerId: id, apiKey: key };
+      const found = pattern.exec(mail.text ?? '')?.[1];
+      if (to.includes(email) && found) return found;
     }
     await new Promise((r) => setTimeout(r, 200));
   }
-  throw new Error(`no approval e-mail for ${email} in ${mailDir} within 30 s`);
+  throw new Error(`no e-mail to ${email} matching ${pattern} in ${mailDir} within 30 s`);
 }
 
 /** Replaces the section between `<!-- bench:<name>:start -->` and `…:end -->` of the report, keeping the rest. */

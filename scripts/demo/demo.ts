@@ -1,6 +1,6 @@
 /**
  * `npm run demo`: one partner's journey through a running platform (`npm
- * start`), a progress line per step: register, approve, fund, browse,
+ * start`), a progress line per step: register, verify the e-mail, approve, fund, browse,
  * order, the eSIM's QR code in the terminal, and the webhook received and
  * verified by a local receiver. Each run makes a new partner
  * (demo-<time>@example.com) and removes nothing, so it can run again and
@@ -16,14 +16,14 @@ import QRCode from 'qrcode';
 import { createClient, type Order } from '@esim/sdk';
 import { call } from '../../packages/admin-cli/src/api.js';
 import { connection } from '../../packages/admin-cli/src/config.js';
-import { approvalCredentials } from './mail.js';
+import { approvalCredentials, verificationToken } from './mail.js';
 import { startReceiver } from './receiver.js';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const publicUrl = (process.env.ESIM_URL ?? 'http://localhost:8080').replace(/\/+$/, '');
 const admin = connection({ operator: 'npm run demo' });
 const country = (process.env.DEMO_COUNTRY ?? 'FR').toUpperCase();
-const steps = 9;
+const steps = 10;
 let step = 0;
 const startedAt = Date.now();
 
@@ -81,10 +81,20 @@ async function demo(): Promise<void> {
     const partner = await register(email, password, receiver.url);
     done(`Registered ${email} → ${partner.id} (${partner.status})`);
 
+    const mailOptions = { mailUrl: process.env.DEMO_MAIL_URL, mailDir: process.env.MAIL_DIR ?? `${repoRoot}var/mail` };
+    const token = await verificationToken(email, mailOptions);
+    const verified = await fetch(`${publicUrl}/api/v1/partner/verify-email`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token }),
+    });
+    if (verified.status !== 200) throw new Error(`verify-email answered ${verified.status}: ${await verified.text()}`);
+    done(`Followed the e-mail's link: ${email} is verified`);
+
     const approved = await call(admin, 'POST', `/partners/${partner.id}/approve`, { tier: 'standard' });
     done(`Operator approved ${partner.id} (${approved.status}, ${approved.tier} tier)`);
 
-    const credentials = await approvalCredentials(email, { mailUrl: process.env.DEMO_MAIL_URL, mailDir: process.env.MAIL_DIR ?? `${repoRoot}var/mail` });
+    const credentials = await approvalCredentials(email, mailOptions);
     receiver.setSecret(credentials.webhookSecret);
     const esim = createClient({ baseUrl: publicUrl, apiKey: credentials.apiKey });
     done(`Read the approval e-mail: API key ${credentials.apiKey.slice(0, 20)}…, webhook secret whsec_…`);

@@ -42,7 +42,7 @@ const infrastructure = `  postgres:
   mailpit:
     image: axllent/mailpit:v1.27
     ports:
-      - "8025:8025"
+      - "\${PUBLISH_ADDRESS:-127.0.0.1}:8025:8025"
     healthcheck:
       test: ["CMD", "/mailpit", "readyz"]
       interval: 2s
@@ -67,7 +67,7 @@ const observability = `  otel-collector:
     environment:
       COLLECTOR_OTLP_ENABLED: "true"
     ports:
-      - "16686:16686"
+      - "\${PUBLISH_ADDRESS:-127.0.0.1}:16686:16686"
 
   prometheus:
     image: prom/prometheus:v2.55.1
@@ -77,7 +77,7 @@ const observability = `  otel-collector:
       - ./deploy/observability/prometheus.yml:/etc/prometheus/prometheus.yml:ro
       - ./deploy/observability/alerts.yml:/etc/prometheus/alerts.yml:ro
     ports:
-      - "9090:9090"
+      - "\${PUBLISH_ADDRESS:-127.0.0.1}:9090:9090"
 
   grafana:
     image: grafana/grafana:11.3.0
@@ -90,7 +90,7 @@ const observability = `  otel-collector:
       - ./deploy/observability/grafana/provisioning:/etc/grafana/provisioning:ro
       - ./deploy/observability/grafana/dashboards:/var/lib/grafana/dashboards:ro
     ports:
-      - "3000:3000"
+      - "\${PUBLISH_ADDRESS:-127.0.0.1}:3000:3000"
     depends_on:
       prometheus:
         condition: service_started
@@ -132,9 +132,14 @@ function serviceBlock(entry: ServiceEntry, services: readonly ServiceEntry[]): s
     lines.push(`      ${key}: ${anchored ? `*${kebab(key)}` : scalar(secretDoc(key).composeDefault)}`);
   }
   // One development CA for every container: the first to start issues it into the shared volume (mutual TLS of gRPC).
-  if (usesGrpc(entry, services)) lines.push('    volumes:', '      - grpc-pki:/app/var/pki');
+  // Secrets left empty are generated once by the first service to start, into a shared volume, so every reader agrees (#24).
+  const volumes = [
+    ...(usesGrpc(entry, services) ? ['grpc-pki:/app/var/pki'] : []),
+    ...((entry.secrets ?? []).length > 0 ? ['dev-secrets:/app/var/secrets'] : []),
+  ];
+  if (volumes.length > 0) lines.push('    volumes:', ...volumes.map((volume) => `      - ${volume}`));
   const published = (entry.public ?? []).map((kind) => entry.ports[kind]).filter((port) => port !== undefined);
-  if (published.length > 0) lines.push('    ports:', ...published.map((port) => `      - "${port}:${port}"`));
+  if (published.length > 0) lines.push('    ports:', ...published.map((port) => `      - ${publish(port)}`));
   lines.push('    healthcheck:', '      <<: *healthcheck', `      test: ["CMD", "${composeHealthcheck}", "${readinessPort(entry, entry.ports)}", "/readyz"]`);
   const waitsFor = [
     ...entry.needs.map((need) => containerOf[need]),
@@ -147,14 +152,23 @@ function serviceBlock(entry: ServiceEntry, services: readonly ServiceEntry[]): s
   return lines.join('\n');
 }
 
+/**
+ * A published port listens on the loopback interface unless the operator opts
+ * in with PUBLISH_ADDRESS (e.g. 0.0.0.0), so a copy started as documented is
+ * not open to the network (#24).
+ */
+export const publish = (port: number) => `"\${PUBLISH_ADDRESS:-127.0.0.1}:${port}:${port}"`;
+
 function devSecrets(services: readonly ServiceEntry[]): string {
   const keys = [...new Set(services.flatMap((entry) => entry.secrets ?? []))];
   if (keys.length === 0) return '';
   return [
-    '# Placeholder secrets for local use only; real deployments inject them from a',
-    '# secret store (Kubernetes: the esim-secrets Secret). Every service that reads',
-    '# a key gets the same value (DATA_ENCRYPTION_KEY must match wherever it is read),',
-    '# which is why they are set here rather than generated per container.',
+    '# No secret has a known default (#24). Set them in the environment (or an .env',
+    '# file) as real deployments do from a secret store (Kubernetes: the esim-secrets',
+    '# Secret); left empty, each is generated on first start by the first service',
+    '# that reads it, into the dev-secrets volume every reader shares, so',
+    '# DATA_ENCRYPTION_KEY matches wherever it is read. Read the admin token with',
+    '# `docker compose exec gateway cat /app/var/secrets/admin_token`.',
     'x-dev-secrets:',
     ...keys.map((key) => `  ${kebab(key)}: &${kebab(key)} ${scalar(secretDoc(key).composeDefault)}`),
     '',
@@ -166,7 +180,8 @@ export function composeFile(services: readonly ServiceEntry[] = serviceList): st
   return `${generatedHeader}
 #
 # The whole platform in containers for local use: \`docker compose up --build\`.
-# Public ports of the service list are published on localhost; e-mail is
+# Public ports of the service list are published on 127.0.0.1 only (set
+# PUBLISH_ADDRESS=0.0.0.0 to open them to the network); e-mail is
 # caught by Mailpit at http://localhost:8025. With
 # \`docker compose --profile observability up --build\`, an OpenTelemetry
 # Collector, Jaeger (traces, http://localhost:16686), Prometheus (metrics and
@@ -199,5 +214,7 @@ volumes:
   nats-data:
   # The development gRPC PKI (a CA and one certificate per service), shared so every container trusts the same CA.
   grpc-pki:
+  # Secrets generated on first start (those not set in the environment), shared by every service that reads them.
+  dev-secrets:
 `;
 }

@@ -18,7 +18,7 @@ export const devSettings: Record<string, string> = {
 };
 
 /** Compose's placeholder, without the `${VAR:-…}` around it. */
-const placeholder = (key: Parameters<typeof secretDoc>[0]) => secretDoc(key).composeDefault.replace(/^\$\{[A-Z_]+:-(.*)\}$/, '$1');
+const placeholder = (key: Parameters<typeof secretDoc>[0]) => secretDoc(key).devClusterPlaceholder ?? secretDoc(key).composeDefault.replace(/^\$\{[A-Z_]+:-(.*)\}$/, '$1');
 
 function kustomization(list: readonly ServiceEntry[]): string {
   const keys = [...new Set(list.flatMap((entry) => secretKeysOf(entry)))];

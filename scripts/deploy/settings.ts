@@ -102,6 +102,8 @@ export const sharedSettings = {
     DEPLOYMENT_ENVIRONMENT: 'local',
     MAIL_FROM: 'Partner Platform <no-reply@localhost>',
     SHUTDOWN_TIMEOUT_MS: String(shutdown.deadlineMs),
+    // Development mode would let webhook URLs target internal hosts (#24): a copy started as documented keeps §9's rules.
+    WEBHOOK_ALLOW_INSECURE_URLS: '${WEBHOOK_ALLOW_INSECURE_URLS:-false}',
   },
 };
 
@@ -113,7 +115,10 @@ interface SecretDoc {
   example: string;
   /** The shell value in the example `kubectl create secret` command. */
   create: string;
+  /** Compose's value: the caller's variable, or empty, which each service fills from the shared generated file (#24: no known default). */
   composeDefault: string;
+  /** The dev overlay's literal (a throwaway local cluster, whose pods share no volume to generate into); Compose's value when absent. */
+  devClusterPlaceholder?: string;
 }
 
 const secretDocs: Record<SecretKey | 'DATABASE_URL' | 'SMTP_URL', SecretDoc> = {
@@ -127,25 +132,29 @@ const secretDocs: Record<SecretKey | 'DATABASE_URL' | 'SMTP_URL', SecretDoc> = {
     doc: 'bearer token of the admin API, at least 24 characters.',
     example: 'CHANGE_ME',
     create: '"$(openssl rand -hex 32)"',
-    composeDefault: '${ADMIN_TOKEN:-dev-admin-token-not-for-production}',
+    composeDefault: '${ADMIN_TOKEN:-}',
+    devClusterPlaceholder: 'dev-admin-token-not-for-production',
   },
   JWT_SECRET: {
     doc: 'portal JWT signing key, base64 of 32+ random bytes.',
     example: 'CHANGE_ME',
     create: '"$(openssl rand -base64 32)"',
-    composeDefault: '${JWT_SECRET:-ZGV2LW9ubHktand0LXNlY3JldC1ub3QtZm9yLXByb2Q=}',
+    composeDefault: '${JWT_SECRET:-}',
+    devClusterPlaceholder: 'ZGV2LW9ubHktand0LXNlY3JldC1ub3QtZm9yLXByb2Q=',
   },
   DATA_ENCRYPTION_KEY: {
     doc: 'AES-256-GCM key for data encrypted at rest, base64 of exactly 32 bytes; the same value\n  # for every service that reads it. Losing it loses that data.',
     example: 'CHANGE_ME',
     create: '"$(openssl rand -base64 32)"',
-    composeDefault: '${DATA_ENCRYPTION_KEY:-ZGV2LW9ubHktZGF0YS1rZXktbm90LWZvci1wcm9kISE=}',
+    composeDefault: '${DATA_ENCRYPTION_KEY:-}',
+    devClusterPlaceholder: 'ZGV2LW9ubHktZGF0YS1rZXktbm90LWZvci1wcm9kISE=',
   },
   SUPPLIER_CALLBACK_SECRET: {
     doc: "the secret the supplier signs its notifications with (X-Supplier-Signature), at\n  # least 16 characters; the supplier is given the same value.",
     example: 'CHANGE_ME',
     create: '"$(openssl rand -hex 32)"',
-    composeDefault: '${SUPPLIER_CALLBACK_SECRET:-dev-supplier-callback-secret-not-for-production}',
+    composeDefault: '${SUPPLIER_CALLBACK_SECRET:-}',
+    devClusterPlaceholder: 'dev-supplier-callback-secret-not-for-production',
   },
   SMTP_URL: {
     doc: 'smtp://user:password@host:port of the outbound relay.',

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../packages/admin-cli/src/main.js';
-import { platform, registerPartner, until, waitForMail } from './support/client.js';
+import { platform, registerPartner, until, verifyEmailOf, waitForMail } from './support/client.js';
 
 const bin = fileURLToPath(new URL('../../packages/admin-cli/bin/esim-admin.mjs', import.meta.url));
 
@@ -47,6 +47,7 @@ describe('esim-admin', () => {
   it('when an operator reviews, approves, funds, re-tiers, suspends and reinstates a partner, then each step shows in the API and the audit log', async () => {
     const { application, answer } = await registerPartner();
     const id = answer.body.id as string;
+    await verifyEmailOf(application.email);
 
     const pending = await json('applications', 'list', '--limit', '100');
     expect(pending.data.map((p: any) => p.id)).toContain(id);
@@ -87,7 +88,26 @@ describe('esim-admin', () => {
       20_000,
       300,
     );
-    expect(audit.stdout).toMatch(new RegExp(`partner\\.approved\\s+${id}\\s+cli-test`));
+    // The actor is the credential (ADMIN_TOKEN here); ADMIN_OPERATOR is only a note (§10).
+    expect(audit.stdout).toMatch(new RegExp(`partner\\.approved\\s+${id}\\s+admin-token`));
+  });
+
+  it('when an admin creates an operator, then the operator signs in with its own e-mailed token (ESIM_OPERATOR_TOKEN) and its role limits it', async () => {
+    const email = `cli-operator-${Date.now()}@example.test`;
+    const created = await json('operators', 'create', email, 'Cli Viewer', '--role', 'viewer');
+    expect(created).toMatchObject({ id: expect.stringMatching(/^opr_/), role: 'viewer' });
+    const [mail] = await waitForMail(email, 'Your operator account');
+    const token = /^Operator token: (op_\S+)$/m.exec(mail!.text)![1]!;
+    process.env.ESIM_OPERATOR_TOKEN = token;
+    try {
+      expect(await json('operators', 'whoami')).toMatchObject({ id: created.id, email, role: 'viewer' });
+      const refused = await cli('plans', 'deactivate', 'plan_01jzzzzzzzzzzzzzzzzzzzzzzz');
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toContain('admin role');
+    } finally {
+      delete process.env.ESIM_OPERATOR_TOKEN;
+    }
+    expect((await json('operators', 'revoke', created.id)).revokedAt).toBeTruthy();
   });
 
   it('when an operator creates, lists and deactivates a plan and lists deliveries, then the catalog follows', async () => {

@@ -75,7 +75,7 @@ describe('creating a plan', () => {
       const log = await admin('/audit?limit=100');
       return (log.body.data as Array<{ action: string; target: string }>).find((e) => e.action === 'plan.created' && e.target === answer.body.id);
     }, 'the plan.created audit entry');
-    expect(entry).toMatchObject({ operator: 'ops-carol', requestId: expect.any(String), createdAt: expect.stringMatching(timestamp) });
+    expect(entry).toMatchObject({ operator: 'admin-token', requestId: expect.any(String), createdAt: expect.stringMatching(timestamp) });
     expect(entry).toHaveProperty(['details', 'supplierSku'], body.supplierSku);
 
     // A premium partner sees it in Austria at its tier price: (1449 × 110 + 50) div 100 = 1594.

@@ -90,7 +90,7 @@ describe('dead letters', () => {
     const received = await auditEntry('e2e.dead_letter', `dl-${tag}`);
     expect(received).toMatchObject({ requestId: `req_${tag}`, details: { note: secret } });
     const audited = await auditEntry('dead_letters.redriven', consumer);
-    expect(audited).toMatchObject({ operator: 'ops-dana', requestId: redrive.headers['x-request-id'], details: { redriven: before.length + 1 } });
+    expect(audited).toMatchObject({ operator: 'admin-token', requestId: redrive.headers['x-request-id'], details: { redriven: before.length + 1 } });
   });
 
   it('when an event partners_audit cannot decode arrives, then the platform dead-letters it, and a redrive hands it back to the consumer, which gives it up again', async () => {

@@ -7,7 +7,7 @@ import { platform } from './support/client.js';
 
 const demo = fileURLToPath(new URL('../../scripts/demo/demo.ts', import.meta.url));
 
-it('when the demo runs against a running platform, then it walks all nine steps and ends with the portal login', async () => {
+it('when the demo runs against a running platform, then it walks all ten steps and ends with the portal login', async () => {
   const { stdout } = await promisify(execFile)(process.execPath, ['--conditions=development', '--import', 'tsx', demo], {
     env: {
       ...process.env,
@@ -20,8 +20,8 @@ it('when the demo runs against a running platform, then it walks all nine steps 
     },
     timeout: 200_000,
   }).catch((error: { stdout: string; stderr: string }) => ({ stdout: `${error.stdout}\n${error.stderr}` }));
-  const progress = stdout.split('\n').filter((line) => /^ {2}[✓✗] \[\d\/9\]/.test(line));
-  expect(progress.map((line) => line.slice(2, 9)), stdout).toEqual(Array.from({ length: 9 }, (_, i) => `✓ [${i + 1}/9]`));
+  const progress = stdout.split('\n').filter((line) => /^ {2}[✓✗] \[\d+\/10\]/.test(line));
+  expect(progress.map((line) => line.trim().split(']')[0] + ']'), stdout).toEqual(Array.from({ length: 10 }, (_, i) => `✓ [${i + 1}/10]`));
   expect(stdout).toMatch(/Registered demo-\d+-[0-9a-f]+@example\.com → ptn_/);
   expect(stdout).toMatch(/Provisioned: ICCID \d+/);
   // The terminal QR code: rows of half-block characters.

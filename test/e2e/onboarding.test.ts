@@ -12,6 +12,7 @@ import {
   registerPartner,
   uniqueEmail,
   until,
+  verifyEmailOf,
   waitForMail,
   webhookSecretPattern,
   withKey,
@@ -32,6 +33,7 @@ describe('registration', () => {
       status: 'pending',
       tier: 'standard',
       webhookUrl: 'https://hooks.example.com/esim',
+      emailVerified: false,
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
     const [mail] = await waitForMail(email.toLowerCase(), 'Your application was received');
@@ -122,6 +124,7 @@ describe('login and the portal', () => {
 describe('operator review', () => {
   it('when the operator approves with a tier, then one e-mail carries the key, the secret and the tier, and the key works', async () => {
     const { application, answer } = await registerPartner();
+    await verifyEmailOf(application.email);
     const pending = await admin(`/partners?status=pending&limit=100`);
     expect(pending.body.data.map((p: { id: string }) => p.id)).toContain(answer.body.id);
 
@@ -155,7 +158,8 @@ describe('operator review', () => {
   });
 
   it('when approve is posted with no body at all, then the tier stays standard', async () => {
-    const { answer } = await registerPartner();
+    const { application, answer } = await registerPartner();
+    await verifyEmailOf(application.email);
     const approved = await admin(`/partners/${answer.body.id}/approve`, { method: 'POST' });
     expect(approved.status).toBe(200);
     expect(approved.body.tier).toBe('standard');
@@ -305,7 +309,8 @@ describe('audit log', () => {
       return entries.length >= 2 ? entries : undefined;
     }, 'both audit entries of the partner');
     expect(mine.map((e: { action: string }) => e.action)).toEqual(['partner.suspended', 'partner.approved']);
-    expect(mine[0]).toMatchObject({ operator: 'ops-bob', requestId: expect.any(String), createdAt: expect.any(String) });
+    // The actor is the credential (the break-glass ADMIN_TOKEN here); X-Operator is only a note (§10).
+    expect(mine[0]).toMatchObject({ operator: 'admin-token', operatorEmail: null, details: { note: 'ops-bob' }, requestId: expect.any(String), createdAt: expect.any(String) });
   });
 });
 

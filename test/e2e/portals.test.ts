@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alert, confirm, consoleSignIn, decodeQr, expectHealthy, notice, operatorName, overflowing, portalLogIn, shows, visit } from './support/apps.js';
 import { ensureWebBuilt, inPage, launchBrowser, openPage, screenshot, type Browser, type WatchedPage } from './support/browser.js';
-import { admin, api, apiKeyPattern, asKey, platform, uniqueEmail, until, waitForMail, withKey } from './support/client.js';
+import { admin, api, apiKeyPattern, asKey, platform, uniqueEmail, until, verifyEmailOf, waitForMail, withKey } from './support/client.js';
 import { finalOrder, orderBody } from './support/money.js';
 
 let browser: Browser;
@@ -61,6 +61,8 @@ describe('a partner and an operator, through the portal and the console', () => 
   });
 
   it('when the operator approves it in the console at a tier, then the portal opens in full with the key’s prefix, and the audit log names the operator', async () => {
+    // The applicant proves the address first (§4): only then can the operator approve.
+    await verifyEmailOf(partner.email);
     const { page } = operator;
     await consoleSignIn(page, platform.adminToken);
     await page.getByRole('heading', { name: 'Pending applications' }).waitFor();

@@ -153,7 +153,7 @@ describe('secrets', () => {
     }
     const { rows } = await db.query('SELECT password_hash, webhook_secret_sealed FROM partners.partners WHERE id = $1', [partner.id]);
     expect(rows[0].password_hash).toMatch(/^scrypt\$/);
-    expect(rows[0].webhook_secret_sealed).toMatch(/^v1\./);
+    expect(rows[0].webhook_secret_sealed).toMatch(/^v2\./);
   });
 });
 

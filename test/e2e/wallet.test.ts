@@ -106,7 +106,7 @@ describe('operator top-ups', () => {
     expect(Object.keys(answer.body.entry).sort()).toEqual(entryKeys);
     expect(answer.body.entry).toMatchObject({ id: expect.stringMatching(/^led_[0-9a-z]{26}$/), type: 'topup', amount: 10_000, balanceAfter: 10_000, orderId: null, reference: ref });
     const audited = await auditEntry('wallet.topup', partner.id, answer.headers['x-request-id'] as string);
-    expect(audited).toMatchObject({ operator: 'ops-alice' });
+    expect(audited).toMatchObject({ operator: 'admin-token' });
 
     // The same reference again, even with another amount: the original entry, nothing credited.
     const again = await topUp(partner.id, { amount: 99, reference: ref });
@@ -144,7 +144,7 @@ describe('operator adjustments', () => {
     const credit = await adjust(partner.id, { amount: 250, reason: 'duplicate fee refunded' }, { 'x-operator': 'ops-bob' });
     expect(credit.status, credit.text).toBe(201);
     expect(credit.body).toMatchObject({ balance: 1_250, entry: { type: 'adjustment', amount: 250, balanceAfter: 1_250, description: 'duplicate fee refunded', reference: null } });
-    expect(await auditEntry('wallet.adjustment', partner.id, credit.headers['x-request-id'] as string)).toMatchObject({ operator: 'ops-bob' });
+    expect(await auditEntry('wallet.adjustment', partner.id, credit.headers['x-request-id'] as string)).toMatchObject({ operator: 'admin-token' });
 
     expectProblem(await adjust(partner.id, { amount: -1_251, reason: 'too much' }), 402, 'INSUFFICIENT_BALANCE');
     expect((await asKey(partner.apiKey, '/partner/wallet')).body.ledger).toHaveLength(2);

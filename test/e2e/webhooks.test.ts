@@ -245,7 +245,7 @@ describe('operators: the delivery log and redelivery', () => {
       const audit = await admin('/audit?limit=100');
       return (audit.body.data as Array<Record<string, unknown>>).find((e) => e.action === 'webhook_delivery.retried' && e.target === dead.id);
     }, 'the retry in the audit log');
-    expect(entry).toMatchObject({ operator: 'alice' });
+    expect(entry).toMatchObject({ operator: 'admin-token' });
   });
 
   it('when the admin log is filtered or a retry names no delivery, then it answers as §3 says', async () => {

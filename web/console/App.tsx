@@ -11,6 +11,7 @@ import { PartnersPage } from './pages/Partners.js';
 import { PlanPage } from './pages/Plan.js';
 import { PlansPage } from './pages/Plans.js';
 import { SignInPage } from './pages/SignIn.js';
+import { RoleContext } from './role.js';
 import { endSession, saveSession, sessionHeaders, storedSession, type Session } from './session.js';
 
 const brand = 'eSIM operator console';
@@ -73,9 +74,13 @@ export function App() {
         return <ApplicationsPage api={api} route={route} />;
     }
   })();
+  const role = session.role ?? 'viewer';
+  const who = `${session.email ?? (session.id === 'admin-token' ? 'the admin token' : (session.id ?? 'unknown'))}${session.operator ? ` (${session.operator})` : ''}, ${role}`;
   return (
-    <Shell brand={brand} who={`Signed in as ${session.operator}`} onSignOut={() => signOut('You are signed out.')} signOutLabel="Sign out" tabs={tabs} current={section}>
-      <div key={route.page}>{page}</div>
-    </Shell>
+    <RoleContext.Provider value={role}>
+      <Shell brand={brand} who={`Signed in as ${who}`} onSignOut={() => signOut('You are signed out.')} signOutLabel="Sign out" tabs={tabs} current={section}>
+        <div key={route.page}>{page}</div>
+      </Shell>
+    </RoleContext.Provider>
   );
 }

@@ -1,5 +1,5 @@
 /**
- * The admin token and the operator's name live in this tab's
+ * The operator token (or the admin token) and an optional note live in this tab's
  * sessionStorage only: never in a cookie, gone when the tab closes, and
  * sent only by the console's API client to this (admin) origin.
  */
@@ -7,8 +7,12 @@ const storageKey = 'esim.console.session';
 
 export interface Session {
   token: string;
-  /** Sent as X-Operator, so the audit log names who acted. */
+  /** An optional note sent as X-Operator; the audit log's actor is the token's operator (§10). */
   operator: string;
+  /** Who the token belongs to, from GET /operators/me at sign-in. */
+  id?: string;
+  email?: string | null;
+  role?: 'viewer' | 'support' | 'finance' | 'admin';
 }
 
 /** What the gateway accepts as X-Operator (printable ASCII, at most 100): anything else would be dropped from the audit log. */
@@ -32,5 +36,5 @@ export function endSession(): void {
 }
 
 export function sessionHeaders(session: Session): Record<string, string> {
-  return { authorization: `Bearer ${session.token}`, 'x-operator': session.operator };
+  return { authorization: `Bearer ${session.token}`, ...(session.operator ? { 'x-operator': session.operator } : {}) };
 }

@@ -11,6 +11,7 @@ import { LoginPage } from './pages/Login.js';
 import { OrderDetailPage } from './pages/OrderDetail.js';
 import { OrdersPage } from './pages/Orders.js';
 import { RegisterPage } from './pages/Register.js';
+import { accountLink, ForgotPasswordPage, ResetPasswordPage, VerifyEmailPage } from './pages/AccountLinks.js';
 import { WalletPage } from './pages/Wallet.js';
 import { WebhooksPage } from './pages/Webhooks.js';
 import { endSession, startSession, storedSession, type Session } from './session.js';
@@ -50,7 +51,10 @@ export function App() {
     const client: Client = createClient({
       base: '/api/v1',
       headers: (): Record<string, string> => (token.current ? { authorization: `Bearer ${token.current}` } : {}),
-      onUnauthorized: (problem) => signOut(`You were signed out: ${problem.detail} Please log in again.`),
+      // A wrong current password on a password change is 401 too, but the session is fine.
+      onUnauthorized: (problem) => {
+        if (problem.code !== 'INVALID_CREDENTIALS') signOut(`You were signed out: ${problem.detail} Please log in again.`);
+      },
       // A view that was open becomes 403 when the account is suspended meanwhile: show the limited portal.
       onForbidden: (problem) => {
         if (problem.code === 'ACCOUNT_NOT_ACTIVE') void client.get<PartnerWithKeys>('/partner/me').then(setMe, () => {});
@@ -69,8 +73,13 @@ export function App() {
     return () => clearTimeout(timer);
   }, [session, refreshMe, signOut]);
 
+  // An e-mailed link (§4) opens its page whether or not someone is logged in on this tab.
+  const link = accountLink();
+  if (link?.page === 'verify-email') return <Bare brand={brand}>{<VerifyEmailPage api={publicApi} token={link.token} />}</Bare>;
+  if (link?.page === 'reset-password') return <Bare brand={brand}>{<ResetPasswordPage api={publicApi} token={link.token} />}</Bare>;
   if (!session) {
     if (route.parts[0] === 'register') return <Bare brand={brand}>{<RegisterPage api={publicApi} />}</Bare>;
+    if (route.parts[0] === 'forgot-password') return <Bare brand={brand}>{<ForgotPasswordPage api={publicApi} />}</Bare>;
     const onLoggedIn = (token: string, expiresIn: number) => {
       setMessage(undefined);
       setSession(startSession(token, expiresIn));

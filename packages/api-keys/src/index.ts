@@ -83,3 +83,22 @@ function randomString(alphabet: string, length: number): string {
   for (let i = 0; i < length; i++) out += alphabet[randomInt(alphabet.length)];
   return out;
 }
+
+/**
+ * The operator token of §10, `op_<prefix>_<secret>`: the form and storage
+ * rules of the API key (prefix 12 of [a-z0-9] for the lookup, secret 40 of
+ * [A-Za-z0-9], only its SHA-256 stored, compared with `secretMatches`).
+ */
+const operatorTokenPattern = /^op_([a-z0-9]{12})_([A-Za-z0-9]{32,128})$/;
+
+export function parseOperatorToken(token: string): KeyParts | undefined {
+  const match = operatorTokenPattern.exec(token);
+  return match ? { prefix: match[1]!, secret: match[2]! } : undefined;
+}
+
+/** A fresh operator token; it exists in full only in this value, to be e-mailed once. */
+export function generateOperatorToken(): KeyParts & { token: string } {
+  const prefix = randomString(prefixAlphabet, prefixLength);
+  const secret = randomString(secretAlphabet, secretLength);
+  return { token: `op_${prefix}_${secret}`, prefix, secret };
+}

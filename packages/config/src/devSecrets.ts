@@ -29,6 +29,7 @@ export function devSecret(name: string, generate: () => string): string {
 export function withDevSecrets(env: NodeJS.ProcessEnv, generators: Record<string, () => string>): NodeJS.ProcessEnv {
   if (env.NODE_ENV === 'production') return env;
   const filled = { ...env };
-  for (const [name, generate] of Object.entries(generators)) filled[name] ??= devSecret(name.toLowerCase(), generate);
+  // An empty variable is unset (Compose passes `${ADMIN_TOKEN:-}` through as ''): it is generated too.
+  for (const [name, generate] of Object.entries(generators)) if (!filled[name]) filled[name] = devSecret(name.toLowerCase(), generate);
   return filled;
 }

@@ -67,3 +67,25 @@ describe('parseDataKey', () => {
     });
   }
 });
+
+describe('associated data and the tag length (#24)', () => {
+  it('when a value is sealed for a record, then it opens only for that record, and not without one', () => {
+    const sealed = seal(key, 'whsec_secret', 'webhook:ptn_a');
+    expect(sealed).toMatch(/^v2\./);
+    expect(open(key, sealed, 'webhook:ptn_a')).toBe('whsec_secret');
+    expect(() => open(key, sealed, 'webhook:ptn_b')).toThrow();
+    expect(() => open(key, sealed)).toThrow('not a sealed value');
+  });
+
+  it('when the tag is truncated to fewer than 16 bytes, then opening refuses it (GCM would otherwise check fewer bits)', () => {
+    for (const sealed of [seal(key, 'whsec_secret'), seal(key, 'whsec_secret', 'r')]) {
+      const parts = sealed.split('.');
+      parts[2] = Buffer.from(parts[2]!, 'base64').subarray(0, 4).toString('base64');
+      expect(() => open(key, parts.join('.'), 'r')).toThrow('not a sealed value');
+    }
+  });
+
+  it('when an old v1 value is opened, then it still opens (until it is re-sealed)', () => {
+    expect(open(key, seal(key, 'legacy'))).toBe('legacy');
+  });
+});

@@ -24,6 +24,8 @@ export const errorCatalog = {
   ESIM_NOT_TOPPABLE: { status: 409, title: 'eSIM cannot be topped up' },
   ESIM_NOT_SUSPENDABLE: { status: 409, title: 'eSIM cannot be suspended or resumed' },
   ORDER_NOT_CANCELLABLE: { status: 409, title: 'Order cannot be cancelled' },
+  EMAIL_NOT_VERIFIED: { status: 409, title: 'E-mail not verified' },
+  OPERATOR_ROLE_REQUIRED: { status: 403, title: 'Operator role required' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Payload too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
   IDEMPOTENCY_CONFLICT: { status: 422, title: 'Idempotency conflict' },

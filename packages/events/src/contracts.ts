@@ -34,7 +34,7 @@ export interface StreamSpec {
 export type StreamName = keyof typeof streams;
 
 /** Base64 AES-256-GCM ciphertext under the platform data key; only the mailer opens it. */
-const sealed = z.string().regex(/^v1\.[A-Za-z0-9+/=]+\.[A-Za-z0-9+/=]+\.[A-Za-z0-9+/=]+$/, 'sealed secret');
+const sealed = z.string().regex(/^v[12]\.[A-Za-z0-9+/=]+\.[A-Za-z0-9+/=]+\.[A-Za-z0-9+/=]+$/, 'sealed secret');
 
 const money = z.number().int();
 const currency = z.string().regex(/^[A-Z]{3}$/);
@@ -207,7 +207,21 @@ export const events = {
     stream: 'MAIL',
     data: z.object({
       to: z.email(),
-      template: z.enum(['application_received', 'partner_approved', 'partner_rejected', 'api_key_issued', 'webhook_secret_rotated', 'webhook_endpoint_disabled']),
+      template: z.enum([
+        'application_received',
+        'partner_approved',
+        'partner_rejected',
+        'api_key_issued',
+        'webhook_secret_rotated',
+        // #24: accounts and operators.
+        'email_verification',
+        'password_reset',
+        'password_changed',
+        'webhook_url_changed',
+        'operator_invited',
+        // #28: an endpoint disabled for failing.
+        'webhook_endpoint_disabled',
+      ]),
       /** Non-secret template values (names, tier, reason, key prefix). */
       values: z.record(z.string(), z.string()),
       /** Secret template values (an API key, a webhook secret), sealed. */

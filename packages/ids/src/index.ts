@@ -1,7 +1,7 @@
 import { randomFillSync } from 'node:crypto';
 
 /** The type prefixes of contract §3; an id says what it names. */
-export type IdPrefix = 'ptn' | 'key' | 'plan' | 'ord' | 'led' | 'evt' | 'dlv' | 'aud' | 'req' | 'mail' | 'whe';
+export type IdPrefix = 'ptn' | 'key' | 'plan' | 'ord' | 'led' | 'evt' | 'dlv' | 'aud' | 'req' | 'mail' | 'whe' | 'opr';
 
 /** Crockford's base32, lower case (no i, l, o, u), as ULIDs spell it. */
 const alphabet = '0123456789abcdefghjkmnpqrstvwxyz';

@@ -83,3 +83,17 @@ export function isOneOf<T extends string>(values: readonly T[], value: string): 
 }
 
 export { countryCodes, isCountryCode } from './countries.js';
+
+/**
+ * Operator roles (contract §10): viewer reads everything; support and finance
+ * each add their own writes; admin does everything. support and finance are
+ * not ordered against each other, so a route names the role it needs and
+ * `roleAllows` says who else may call it.
+ */
+export const operatorRoles = ['viewer', 'support', 'finance', 'admin'] as const;
+export type OperatorRole = (typeof operatorRoles)[number];
+
+/** True when an operator with `role` may make a call that needs `needed`. */
+export function roleAllows(role: OperatorRole, needed: OperatorRole): boolean {
+  return role === 'admin' || needed === 'viewer' || role === needed;
+}

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ReadinessCheck } from '@esim/runtime';
 import { defineService, type ServiceContext } from '@esim/service';
-import { requireAdminToken } from './auth/adminAuth.js';
+import { requireOperator } from './auth/operatorAuth.js';
 import { requireApiKey, type ApiKeyAuthDeps } from './auth/apiKeyAuth.js';
 import { CredentialCache } from './auth/credentialCache.js';
 import { startCredentialEvictions } from './auth/credentialEvictions.js';
@@ -18,12 +18,14 @@ import { createRedis } from './redis.js';
 import { adminComponents, publicComponents } from './http/components.js';
 import { createApp } from './http/createApp.js';
 import { serveWebApp } from './http/staticApps.js';
+import { problems } from './http/schemas.js';
 import { adminAuditRoute } from './routes/admin/audit.js';
 import { adminDeadLetterRoutes } from './routes/admin/deadLetters.js';
 import { adminReconciliationRoutes } from './routes/admin/reconciliation.js';
 import { adminEsimRoutes } from './routes/admin/esims.js';
 import { adminKeyRoutes } from './routes/admin/keys.js';
 import { adminOrderRoutes } from './routes/admin/orders.js';
+import { adminOperatorRoutes } from './routes/admin/operators.js';
 import { adminPartnerRoutes } from './routes/admin/partners.js';
 import { adminPlanRoutes } from './routes/admin/plans.js';
 import { adminWalletRoutes } from './routes/admin/wallet.js';
@@ -32,6 +34,8 @@ import { partnerDoors } from './routes/partnerDoors.js';
 import { catalogRoute } from './routes/public/catalog.js';
 import { esimRoutes } from './routes/public/esims.js';
 import { loginRoute } from './routes/public/login.js';
+import { accountRoutes } from './routes/public/account.js';
+import { LoginThrottle } from './auth/loginThrottle.js';
 import { meRoutes } from './routes/public/me.js';
 import { orderRoutes } from './routes/public/orders.js';
 import { registerRoute } from './routes/public/register.js';
@@ -75,7 +79,9 @@ export async function buildGateway({ config, logger, nc, ns: subjects, consume, 
     logger,
   };
   const tokens = new PortalTokens(config.JWT_SECRET, config.JWT_ISSUER);
-  const portalToken = tokens.require();
+  const portalToken = tokens.require({ partners, limit: new RateLimit(redis, `${ns}:gateway:rl:portal`, config.RATE_LIMIT_PER_PORTAL) });
+  const limitOf = (name: string, window: Config['ACCOUNT_RATE_LIMIT']) => new RateLimit(redis, `${ns}:gateway:rl:${name}`, window);
+  const throttle = new LoginThrottle(limitOf('login', config.LOGIN_FAILURE_LIMIT), limitOf('login-address', config.LOGIN_ADDRESS_FAILURE_LIMIT));
   const doors = partnerDoors({ apiKey: (scope, alongside) => requireApiKey(apiKeyDeps, scope, alongside), portalToken, partners });
   const renderedCatalog = { responses: new RenderedResponses(), version: new CatalogVersion(redis, ns) };
   own('catalog changes', startCatalogChanges({ nc, ns: subjects, responses: renderedCatalog.responses, logger }));
@@ -125,13 +131,14 @@ export async function buildGateway({ config, logger, nc, ns: subjects, consume, 
   await publicApp.register(
     async (api) => {
       registerRoute(api, { partners, registerLimit: new RateLimit(redis, `${ns}:gateway:rl:register`, config.REGISTER_RATE_LIMIT), allowInsecureWebhookUrls });
-      loginRoute(api, { partners, tokens, loginFailures: new RateLimit(redis, `${ns}:gateway:rl:login`, config.LOGIN_FAILURE_LIMIT) });
-      meRoutes(api, { partners, portalToken, allowInsecureWebhookUrls, wallet });
+      loginRoute(api, { partners, tokens, throttle });
+      accountRoutes(api, { partners, verifyLimit: limitOf('verify', config.ACCOUNT_RATE_LIMIT), resetLimit: limitOf('reset', config.ACCOUNT_RATE_LIMIT) });
+      meRoutes(api, { partners, portalToken, allowInsecureWebhookUrls, wallet, throttle });
       catalogRoute(api, { catalog, orders, doors, rendered: renderedCatalog });
       walletRoutes(api, { wallet, doors });
       orderRoutes(api, { orders, doors, catalogVersion: renderedCatalog.version });
       esimRoutes(api, { orders, doors });
-      webhookRoutes(api, { webhooks, doors });
+      webhookRoutes(api, { webhooks, doors, testLimit: limitOf('webhook-test', config.WEBHOOK_TEST_LIMIT) });
       webhookEndpointRoutes(api, { webhooks, doors, allowInsecureWebhookUrls });
     },
     { prefix: '/api/v1' },
@@ -146,15 +153,20 @@ export async function buildGateway({ config, logger, nc, ns: subjects, consume, 
     name: 'admin',
     components: adminComponents,
     title: 'Admin API',
-    description: 'Operator API: partner review, keys, plans, wallets, orders, dead letters and the audit log. Every mutating call is audited with the optional X-Operator header.',
-    securitySchemes: { adminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' } },
+    description: 'Operator API: partner review, keys, plans, wallets, orders, dead letters and the audit log. Every mutating call is audited with the authenticated operator (the optional X-Operator header is kept as a note). Roles: viewer reads; support reviews partners, suspends, manages keys and secrets, retries deliveries and redrives dead letters; finance tops up and adjusts wallets; admin does everything.',
+    securitySchemes: { adminToken: { type: 'http', scheme: 'bearer', description: 'An operator token `op_<prefix>_<secret>` (its role decides which calls it may make), or the break-glass ADMIN_TOKEN' } },
   });
   await adminApp.register(
     async (admin) => {
       admin.addHook('onRoute', (route) => {
         route.schema = { ...route.schema, security: [{ adminToken: [] }] };
+        // Every admin route can answer 403 OPERATOR_ROLE_REQUIRED (§10), so every one documents it.
+        const response = route.schema.response as Record<number, unknown> | undefined;
+        if (response && !(403 in response)) route.schema.response = { ...response, ...problems(403) };
       });
-      admin.addHook('onRequest', requireAdminToken(config.ADMIN_TOKEN));
+      // Operator token or ADMIN_TOKEN, then the route's role from the one table (auth/operatorRoles.ts, §10).
+      admin.addHook('onRequest', requireOperator({ adminToken: config.ADMIN_TOKEN, partners, logger }));
+      adminOperatorRoutes(admin, { partners });
       adminPartnerRoutes(admin, { partners, wallet, allowInsecureWebhookUrls });
       adminKeyRoutes(admin, { partners });
       adminAuditRoute(admin, { partners });

@@ -67,6 +67,12 @@ const schema = z
     RATE_LIMIT_PER_KEY: rateLimit.default({ points: 100, durationMs: 1_000 }),
     REGISTER_RATE_LIMIT: rateLimit.default({ points: 20, durationMs: 3_600_000 }),
     LOGIN_FAILURE_LIMIT: rateLimit.default({ points: 10, durationMs: 900_000 }),
+    // #24 (§3): failed logins per source address, portal requests per partner, test webhooks per partner.
+    LOGIN_ADDRESS_FAILURE_LIMIT: rateLimit.default({ points: 100, durationMs: 900_000 }),
+    RATE_LIMIT_PER_PORTAL: rateLimit.default({ points: 20, durationMs: 1_000 }),
+    WEBHOOK_TEST_LIMIT: rateLimit.default({ points: 10, durationMs: 60_000 }),
+    // Verification and password-reset requests per source address (as REGISTER_RATE_LIMIT for registrations).
+    ACCOUNT_RATE_LIMIT: rateLimit.default({ points: 20, durationMs: 3_600_000 }),
     WEBHOOK_ALLOW_INSECURE_URLS: booleanFlag.optional(),
   })
   .transform((config) => ({

@@ -91,12 +91,12 @@ describe('the OpenAPI documents', () => {
     expect(statuses(doc, '/api/v1/partner/orders/{orderId}/cancel', 'post')).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '429', '503']);
     expect(statuses(doc, '/api/v1/partner/esims', 'get')).toEqual(['200', '400', '401', '403', '429', '503']);
     expect(statuses(doc, '/api/v1/partner/esims/{iccid}', 'get')).toEqual(['200', '400', '401', '403', '404', '429', '503']);
-    expect(statuses(doc, '/api/v1/partner/me/esims/{iccid}', 'get')).toEqual(['200', '400', '401', '403', '404', '503']);
+    expect(statuses(doc, '/api/v1/partner/me/esims/{iccid}', 'get')).toEqual(['200', '400', '401', '403', '404', '429', '503']);
     expect(statuses(doc, '/api/v1/partner/catalog', 'get')).toEqual(['200', '400', '401', '403', '404', '429', '503']);
     expect(statuses(doc, '/supplier/v1/notifications', 'post')).toEqual(['200', '202', '400', '401', '413', '415', '503']);
     expect(doc.paths['/supplier/v1/notifications'].post.tags).toEqual(['Supplier']);
     expect(statuses(doc, '/api/v1/partner/orders/{orderId}', 'get')).toEqual(['200', '400', '401', '403', '404', '429', '503']);
-    expect(statuses(doc, '/api/v1/partner/me/orders/{orderId}', 'get')).toEqual(['200', '400', '401', '403', '404', '503']);
+    expect(statuses(doc, '/api/v1/partner/me/orders/{orderId}', 'get')).toEqual(['200', '400', '401', '403', '404', '429', '503']);
     expect(statuses(doc, '/api/v1/partner/wallet/ledger', 'get')).toEqual(['200', '400', '401', '403', '429', '503']);
     expect(Object.keys(doc.components.schemas.Order.properties).sort()).toEqual(
       ['clientRequestId', 'kind', 'iccid', 'createdAt', 'currency', 'email', 'esim', 'failureReason', 'id', 'phoneNumber', 'planId', 'planName', 'price', 'status', 'updatedAt'].sort(),
@@ -112,11 +112,13 @@ describe('the OpenAPI documents', () => {
 
   it('when the admin document is read, then wallet and order routes list their statuses', async () => {
     const doc = (await get(`${adminUrl}/openapi.json`)).body;
-    expect(statuses(doc, '/admin/v1/partners/{id}/wallet/topups', 'post')).toEqual(['200', '201', '400', '401', '404', '413', '415', '503']);
-    expect(statuses(doc, '/admin/v1/partners/{id}/wallet/adjustments', 'post')).toEqual(['201', '400', '401', '402', '404', '413', '415', '503']);
-    expect(statuses(doc, '/admin/v1/orders/{id}', 'get')).toEqual(['200', '400', '401', '404', '503']);
-    expect(statuses(doc, '/admin/v1/esims', 'get')).toEqual(['200', '400', '401', '503']);
-    expect(statuses(doc, '/admin/v1/esims/{iccid}', 'get')).toEqual(['200', '400', '401', '404', '503']);
+    // Every admin route documents 403 OPERATOR_ROLE_REQUIRED (§10).
+    expect(statuses(doc, '/admin/v1/partners/{id}/wallet/topups', 'post')).toEqual(['200', '201', '400', '401', '403', '404', '413', '415', '503']);
+    expect(statuses(doc, '/admin/v1/partners/{id}/wallet/adjustments', 'post')).toEqual(['201', '400', '401', '402', '403', '404', '413', '415', '503']);
+    expect(statuses(doc, '/admin/v1/orders/{id}', 'get')).toEqual(['200', '400', '401', '403', '404', '503']);
+    expect(statuses(doc, '/admin/v1/esims', 'get')).toEqual(['200', '400', '401', '403', '503']);
+    expect(statuses(doc, '/admin/v1/esims/{iccid}', 'get')).toEqual(['200', '400', '401', '403', '404', '503']);
+    expect(statuses(doc, '/admin/v1/operators', 'post')).toEqual(['201', '400', '401', '403', '413', '415', '503']);
     expect(doc.paths['/supplier/v1/notifications']).toBeUndefined();
     expect(Object.keys(doc.components.schemas.AdminOrder.properties)).toEqual(expect.arrayContaining(['partnerId', 'supplierReference']));
   });

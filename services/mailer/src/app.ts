@@ -24,7 +24,7 @@ export const mailerService = defineService({
     own('transport', { stop: () => transport.close() });
     await consume(
       { durable: 'mailer', type: 'mail.requested', ackWaitMs: config.MAIL_ACK_WAIT_MS, maxDeliver: 20, retry },
-      deliverMail({ dataKey: parseDataKey(config.DATA_ENCRYPTION_KEY), transport, from: config.MAIL_FROM, platformName: config.PLATFORM_NAME, logger }),
+      deliverMail({ dataKey: parseDataKey(config.DATA_ENCRYPTION_KEY), transport, from: config.MAIL_FROM, platformName: config.PLATFORM_NAME, urls: { portalUrl: config.PORTAL_URL, consoleUrl: config.CONSOLE_URL }, logger }),
     );
     return { facts: { transport: transport.kind } };
   },

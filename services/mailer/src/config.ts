@@ -14,6 +14,10 @@ const schema = z.object({
   SMTP_URL: optional(z.url({ protocol: /^smtps?$/, error: 'must be smtp://host:port or smtps://host:port' })),
   MAIL_FROM: z.string().min(3).default('Partner Platform <no-reply@localhost>'),
   MAIL_DIR: z.string().min(1).default(join(varDir, 'mail')),
+  /** The partner portal's address, for the links the mails carry (`…/verify-email?token=`, `…/reset-password?token=`). */
+  PORTAL_URL: z.url({ protocol: /^https?$/ }).default('http://localhost:8080/portal'),
+  /** The operator console's address, named in an operator's invitation. */
+  CONSOLE_URL: z.url({ protocol: /^https?$/ }).default('http://localhost:8081/console'),
   /** The platform's name as partners see it in mail texts. */
   PLATFORM_NAME: z.string().min(1).max(100).default('Partner Platform'),
   /** Opens the secrets a mail request carries sealed; the same key as the partners service's (var/secrets in development). */

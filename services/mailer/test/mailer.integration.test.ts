@@ -51,8 +51,10 @@ function mailRequest(i: number): { data: EventData<'mail.requested'>; secrets: s
         data: { to, template: 'partner_approved', values: { name, tier: 'premium' }, sealedValues: { apiKey: seal(dataKey, apiKey), webhookSecret: seal(dataKey, webhookSecret) } },
         secrets: [apiKey, webhookSecret],
       };
-    case 1:
-      return { data: { to, template: 'application_received', values: { name }, sealedValues: {} }, secrets: [] };
+    case 1: {
+      const verifyToken = `verify${String(i).padStart(6, '0')}${'T'.repeat(30)}`;
+      return { data: { to, template: 'application_received', values: { name }, sealedValues: { verifyToken: seal(dataKey, verifyToken) } }, secrets: [verifyToken] };
+    }
     case 2:
       return { data: { to, template: 'partner_rejected', values: { name, reason: 'Incomplete company details' }, sealedValues: {} }, secrets: [] };
     case 3:

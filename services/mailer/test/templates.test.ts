@@ -7,6 +7,8 @@ const key = parseDataKey(generateDataKey());
 const apiKey = 'sk_live_abcdefghij12_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789';
 const webhookSecret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw1d4WoA2C5Lc=';
 const platform = 'Acme Partners';
+const verifyToken = 'Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5';
+const urls = { portalUrl: 'https://portal.example.com/portal/', consoleUrl: 'https://console.example.com/console' };
 
 const request = (template: MailRequest['template'], values: Record<string, string>, secrets: Record<string, string> = {}): MailRequest => ({
   to: 'ada@example.com',
@@ -19,10 +21,33 @@ const lines = (text: string) => text.split('\n');
 
 describe('mail templates', () => {
   it('when an application is received, then the mail confirms it and greets by name', () => {
-    const mail = renderMail(request('application_received', {}), key, platform);
+    const mail = renderMail(request('application_received', {}, { verifyToken }), key, platform, urls);
     expect(mail.subject).toBe('Your application was received');
     expect(lines(mail.text)).toContain('Hello Ada Lovelace,');
     expect(mail.text).toContain(platform);
+    // The link that proves the address stands alone on its line (§4), under the configured portal URL.
+    expect(lines(mail.text)).toContain(`https://portal.example.com/portal/verify-email?token=${verifyToken}`);
+  });
+
+  it('when a verification is resent, a reset asked or a password changed, then each mail says so, with its own link where it has one', () => {
+    const resent = renderMail(request('email_verification', {}, { verifyToken }), key, platform, urls);
+    expect(lines(resent.text)).toContain(`https://portal.example.com/portal/verify-email?token=${verifyToken}`);
+    const reset = renderMail(request('password_reset', {}, { resetToken: verifyToken }), key, platform, urls);
+    expect(reset.subject).toBe('Reset your password');
+    expect(lines(reset.text)).toContain(`https://portal.example.com/portal/reset-password?token=${verifyToken}`);
+    expect(renderMail(request('password_changed', {}), key, platform, urls).subject).toBe('Your password was changed');
+  });
+
+  it('when the webhook URL changes, then the mail names the old and the new URL on their own lines', () => {
+    const mail = renderMail(request('webhook_url_changed', { oldUrl: 'https://a.example/h', newUrl: 'https://b.example/h', changedBy: 'an operator' }), key, platform, urls);
+    expect(lines(mail.text)).toEqual(expect.arrayContaining(['Old URL: https://a.example/h', 'New URL: https://b.example/h']));
+  });
+
+  it('when an operator is invited, then the mail carries the opened token on its own line', () => {
+    const token = 'op_abcdefghij12_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789';
+    const mail = renderMail(request('operator_invited', { role: 'support' }, { operatorToken: token }), key, platform, urls);
+    expect(lines(mail.text)).toContain(`Operator token: ${token}`);
+    expect(mail.text).toContain('support role');
   });
 
   it('when a partner is approved, then the mail carries the opened key and secret and the tier, each on its own line', () => {

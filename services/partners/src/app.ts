@@ -4,7 +4,9 @@ import { partnersV1 } from '@esim/proto';
 import { defineService, grpcBinding } from '@esim/service';
 import { readConfig } from './config.js';
 import { schema, type PartnersDeps } from './domain/deps.js';
+import { HashingPool } from './domain/hashingPool.js';
 import { recordAuditEvent } from './domain/recordAuditEvent.js';
+import { resealWebhookSecrets } from './domain/resealSecrets.js';
 import { partnersHandlers } from './grpc/handlers.js';
 
 /** Partner accounts, API keys, webhook secrets and the operator audit log. */
@@ -14,12 +16,19 @@ export const partnersService = defineService({
   postgres: { schema, migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)) },
   publishes: ['MAIL', 'AUDIT', 'PARTNERS'],
   async start({ config, pool, consume }) {
-    const deps: PartnersDeps = { pool, dataKey: parseDataKey(config.DATA_ENCRYPTION_KEY), passwordCost: config.PASSWORD_HASH_COST };
+    const deps: PartnersDeps = {
+      pool,
+      dataKey: parseDataKey(config.DATA_ENCRYPTION_KEY),
+      passwordCost: config.PASSWORD_HASH_COST,
+      hashing: new HashingPool(config.PASSWORD_HASH_CONCURRENCY, config.PASSWORD_HASH_QUEUE),
+    };
     // Other services' operator actions (plan edits, top-ups) arrive as events; the log lives here.
     await consume(
       { durable: 'partners_audit', type: 'audit.recorded', ackWaitMs: 30_000, maxDeliver: 20, retry: { firstMs: 2_000, maxMs: 60_000 } },
       (event, db) => recordAuditEvent(db, event),
     );
+    // Secrets sealed before #24 are bound to their partner now (AES-GCM associated data).
+    await resealWebhookSecrets(deps);
     return { grpc: [grpcBinding(partnersV1.PartnersService, partnersHandlers(deps))] };
   },
 });

@@ -1,7 +1,7 @@
 // Protects the partners service over gRPC: the account and key use cases, the key format it issues, and typed audit details.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseKey, secretMatches } from '@esim/api-keys';
-import { open } from '@esim/crypto';
+import { mailRecord, open } from '@esim/crypto';
 import type { partnersV1 } from '@esim/proto';
 import { scopes } from '@esim/vocabulary';
 import { createTestEnv, type PartnersClient, type TestEnv } from './support/testEnv.js';
@@ -25,17 +25,22 @@ async function registerPartner(): Promise<partnersV1.Partner> {
 
 async function approvedPartner(): Promise<partnersV1.Partner> {
   const partner = await registerPartner();
+  await client.verifyEmail({ token: await mailedSecret(partner.email, 'verifyToken') });
   return client.approvePartner({ id: partner.id, tier: 'premium', audit });
 }
 
-/** The API key the newest mail to `email` carries, opened with the data key as the mailer would. */
-async function mailedKey(email: string): Promise<string> {
+/** A sealed value of the newest mail to `email` that carries it, opened with the data key as the mailer would. */
+async function mailedSecret(email: string, name: string): Promise<string> {
   const rows = await env.query<{ payload: { data: { to: string; sealedValues: Record<string, string> } } }>(
-    `SELECT payload FROM partners.outbox WHERE subject = 'mail.requested' AND payload->'data'->>'to' = $1 ORDER BY seq DESC LIMIT 1`,
-    [email],
+    `SELECT payload FROM partners.outbox WHERE subject = 'mail.requested' AND payload->'data'->>'to' = $1 AND payload->'data'->'sealedValues' ? $2
+     ORDER BY seq DESC LIMIT 1`,
+    [email, name],
   );
-  return open(env.dataKey, rows[0]!.payload.data.sealedValues.apiKey!);
+  return open(env.dataKey, rows[0]!.payload.data.sealedValues[name]!, mailRecord(email));
 }
+
+/** The API key the newest mail to `email` carries. */
+const mailedKey = (email: string) => mailedSecret(email, 'apiKey');
 
 describe('accounts', () => {
   it('when an application is empty, then it is VALIDATION_ERROR naming each missing field, and nothing is stored', async () => {

@@ -39,7 +39,7 @@ export async function portalLogIn(page: Page, email: string, password: string): 
 export async function consoleSignIn(page: Page, adminToken: string, operator = operatorName): Promise<void> {
   await page.bringToFront();
   await page.getByLabel('Your name').fill(operator);
-  await page.getByLabel('Admin token').fill(adminToken);
+  await page.getByLabel('Operator token').fill(adminToken);
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
 

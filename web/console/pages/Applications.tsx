@@ -7,6 +7,7 @@ import { href, pageOf, type Route } from '../../shared/router.js';
 import { useTitle } from '../../shared/shell.js';
 import type { Page, Partner } from '../../shared/types.js';
 import { Loaded, Pager, useResource } from '../../shared/ui.js';
+import { useCan } from '../role.js';
 
 /** Pending applications, oldest decisions first to hand: approve at a tier, or reject with a reason (§10). */
 export function ApplicationsPage({ api, route }: { api: Client; route: Route }) {
@@ -43,6 +44,7 @@ export function ApplicationsPage({ api, route }: { api: Client; route: Route }) 
 export function Review({ api, partner, action, onDecided }: { api: Client; partner: Partner; action: ActionState; onDecided: () => void }) {
   const [tier, setTier] = useState<Tier>('standard');
   const [reason, setReason] = useState('');
+  const can = useCan();
   const approve = () =>
     action.run({
       confirm: `Approve ${partner.company} (${partner.email}) at the ${tier} tier? Their API key and webhook signing secret are e-mailed to them.`,
@@ -78,6 +80,8 @@ export function Review({ api, partner, action, onDecided }: { api: Client; partn
           </>
         )}
       </p>
+      {!partner.emailVerified && <p class="muted">The applicant has not verified this e-mail address yet: approval waits for it.</p>}
+      {can('support') && (
       <div class="grid">
         <form
           onSubmit={(e) => {
@@ -114,6 +118,7 @@ export function Review({ api, partner, action, onDecided }: { api: Client; partn
           </button>
         </form>
       </div>
+      )}
     </section>
   );
 }

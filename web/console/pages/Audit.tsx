@@ -10,7 +10,7 @@ function detailText(value: AuditEntry['details'][string]): string {
   return Array.isArray(value) ? value.join(', ') : String(value);
 }
 
-/** Every operator action, newest first, with who did it (X-Operator) (§10). */
+/** Every operator action, newest first, with who did it: the operator account (or admin-token), X-Operator as a note (§10). */
 export function AuditPage({ api, route }: { api: Client; route: Route }) {
   useTitle('Audit log', 'Operator console');
   const page = pageOf(route);
@@ -34,7 +34,7 @@ export function AuditPage({ api, route }: { api: Client; route: Route }) {
               empty="Nothing recorded yet."
               columns={[
                 { label: 'When', render: (e) => formatDateTime(e.createdAt) },
-                { label: 'Operator', render: (e) => e.operator ?? <span class="muted">unnamed</span> },
+                { label: 'Operator', render: (e) => (e.operator ? (e.operatorEmail ? `${e.operatorEmail} (${e.operator})` : e.operator) : <span class="muted">unnamed</span>) },
                 { label: 'Action', render: (e) => <code>{e.action}</code> },
                 { label: 'Target', render: (e) => <code>{e.target}</code> },
                 {

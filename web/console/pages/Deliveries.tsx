@@ -6,6 +6,7 @@ import { href, navigate, pageOf, withParams, type Route } from '../../shared/rou
 import { useTitle } from '../../shared/shell.js';
 import type { AdminWebhookDelivery, Page } from '../../shared/types.js';
 import { Badge, DataTable, FilterSelect, Loaded, Pager, useResource } from '../../shared/ui.js';
+import { useCan } from '../role.js';
 
 const statusOptions: Array<[string, string]> = [['', 'All'], ...deliveryStatuses.map((s): [string, string] => [s, humanize(s)])];
 
@@ -18,6 +19,7 @@ export function DeliveriesPage({ api, route }: { api: Client; route: Route }) {
   const page = pageOf(route);
   const deliveries = useResource(() => api.get<Page<AdminWebhookDelivery>>('/webhook-deliveries', { status, partnerId, endpointId, page, limit: 20 }), [status, partnerId, endpointId, page]);
   const { run, pending, feedback } = useAction();
+  const can = useCan();
   const retry = (delivery: AdminWebhookDelivery) =>
     run({
       confirm: `Redeliver ${delivery.eventType} (${delivery.eventId}) to partner ${delivery.partnerId} now? It becomes pending with one more attempt.`,
@@ -63,11 +65,14 @@ export function DeliveriesPage({ api, route }: { api: Client; route: Route }) {
                 { label: 'Last answer', render: (d) => [d.lastStatusCode ? `HTTP ${d.lastStatusCode}` : null, d.lastError].filter(Boolean).join(' · ') || '—' },
                 {
                   label: 'Action',
-                  render: (d) => (
-                    <button type="button" class="secondary" disabled={pending} onClick={() => void retry(d)} aria-label={`Retry delivery ${d.id}`}>
-                      Retry
-                    </button>
-                  ),
+                  render: (d) =>
+                    can('support') ? (
+                      <button type="button" class="secondary" disabled={pending} onClick={() => void retry(d)} aria-label={`Retry delivery ${d.id}`}>
+                        Retry
+                      </button>
+                    ) : (
+                      '—'
+                    ),
                 },
               ]}
             />

@@ -11,6 +11,7 @@ import { WebhookEndpoints } from '../../shared/webhookEndpoints.js';
 import { Review } from './Applications.js';
 import { PartnerKeys } from './PartnerKeys.js';
 import { PartnerWallet } from './PartnerWallet.js';
+import { useCan } from '../role.js';
 
 /** One partner: review, suspension, tier, keys, webhook secret and wallet (§10). */
 export function PartnerPage({ api, partnerId }: { api: Client; partnerId: string }) {
@@ -83,6 +84,7 @@ function PendingReview({ api, partner, onChanged }: { api: Client; partner: Admi
 function AccountActions({ api, partner, onChanged }: { api: Client; partner: AdminPartner; onChanged: () => void }) {
   const { run, pending, feedback } = useAction();
   const [tier, setTier] = useState<Tier>(partner.tier);
+  const can = useCan();
   useEffect(() => setTier(partner.tier), [partner.tier]);
   const path = `/partners/${encodeURIComponent(partner.id)}`;
   const toggle = (verb: 'suspend' | 'reinstate') =>
@@ -115,13 +117,13 @@ function AccountActions({ api, partner, onChanged }: { api: Client; partner: Adm
       action: () => api.post<{ rotatedAt: string }>(`${path}/webhook-secret/rotate`),
       done: ({ rotatedAt }) => `Webhook secret rotated at ${formatDateTime(rotatedAt)}; the new one was e-mailed to the partner.`,
     });
-  if (partner.status === 'rejected') return null;
+  if (partner.status === 'rejected' || !(can('support') || can('admin'))) return null;
   return (
     <section class="card" aria-labelledby="actions-title">
       <h2 id="actions-title">Status, tier and webhook secret</h2>
       {feedback}
       <div class="grid">
-        <div>
+        <div hidden={!can('support')}>
           {partner.status === 'approved' && (
             <button type="button" class="danger" disabled={pending} onClick={() => void toggle('suspend')}>
               Suspend
@@ -134,6 +136,7 @@ function AccountActions({ api, partner, onChanged }: { api: Client; partner: Adm
           )}
         </div>
         <form
+          hidden={!can('admin')}
           onSubmit={(e) => {
             e.preventDefault();
             void changeTier();
@@ -153,7 +156,7 @@ function AccountActions({ api, partner, onChanged }: { api: Client; partner: Adm
             Change tier
           </button>
         </form>
-        <div>
+        <div hidden={!can('support')}>
           <button type="button" class="secondary" disabled={pending} onClick={() => void rotate()}>
             Rotate webhook secret
           </button>

@@ -5,11 +5,13 @@ import type { Client } from '../../shared/api.js';
 import { formatDateTime } from '../../shared/format.js';
 import type { AdminPartner, ApiKey } from '../../shared/types.js';
 import { Badge, DataTable } from '../../shared/ui.js';
+import { useCan } from '../role.js';
 
 /** The partner's keys (metadata only: a key exists in full only in the e-mail that delivered it), issue and revoke (§4). */
 export function PartnerKeys({ api, partner, onChanged }: { api: Client; partner: AdminPartner; onChanged: () => void }) {
   const { run, pending, feedback } = useAction();
   const [chosen, setChosen] = useState<Scope[]>([...scopes]);
+  const can = useCan();
   const path = `/partners/${encodeURIComponent(partner.id)}/keys`;
   const revoke = (key: ApiKey) =>
     run({
@@ -53,6 +55,8 @@ export function PartnerKeys({ api, partner, onChanged }: { api: Client; partner:
                 <span>
                   <Badge value="revoked" /> {formatDateTime(k.revokedAt)}
                 </span>
+              ) : !can('support') ? (
+                'active'
               ) : (
                 <button type="button" class="danger" disabled={pending} onClick={() => void revoke(k)} aria-label={`Revoke key ${k.prefix}`}>
                   Revoke
@@ -61,7 +65,7 @@ export function PartnerKeys({ api, partner, onChanged }: { api: Client; partner:
           },
         ]}
       />
-      {(partner.status === 'approved' || partner.status === 'suspended') && (
+      {(partner.status === 'approved' || partner.status === 'suspended') && can('support') && (
         <form
           onSubmit={(e) => {
             e.preventDefault();

@@ -7,6 +7,7 @@ import { formatMoney, moneyExample, parseMoney } from '../../shared/money.js';
 import { href } from '../../shared/router.js';
 import type { Wallet, WalletCredit } from '../../shared/types.js';
 import { DataTable, Loaded, TextField, useResource } from '../../shared/ui.js';
+import { useCan } from '../role.js';
 
 /** A typed amount the form cannot send, said the way the API says its own problems. */
 function badAmount(detail: string): ApiError {
@@ -17,6 +18,7 @@ function badAmount(detail: string): ApiError {
 export function PartnerWallet({ api, partnerId }: { api: Client; partnerId: string }) {
   const path = `/partners/${encodeURIComponent(partnerId)}/wallet`;
   const wallet = useResource(() => api.get<Wallet>(path), [partnerId]);
+  const can = useCan();
   return (
     <section class="card" aria-labelledby="wallet-title">
       <h2 id="wallet-title">Wallet</h2>
@@ -26,7 +28,7 @@ export function PartnerWallet({ api, partnerId }: { api: Client; partnerId: stri
             <p class="big" data-testid="console-balance">
               {formatMoney(w.balance, w.currency)}
             </p>
-            <div class="grid">
+            <div class="grid" hidden={!can('finance')}>
               <TopUp api={api} path={path} currency={w.currency} onDone={wallet.reload} />
               <Adjust api={api} path={path} currency={w.currency} onDone={wallet.reload} />
             </div>

@@ -7,6 +7,7 @@ import { navigate } from '../../shared/router.js';
 import { useTitle } from '../../shared/shell.js';
 import type { AdminPlan, Page } from '../../shared/types.js';
 import { Badge, Loaded, TextField, useResource } from '../../shared/ui.js';
+import { useCan } from '../role.js';
 
 /** The form's text fields; prices in major units as typed. */
 interface PlanForm {
@@ -86,6 +87,7 @@ export function PlanPage({ api, planId }: { api: Client; planId: string | undefi
 function PlanEditor({ api, plan, currency = plan?.currency ?? 'USD', onSaved }: { api: Client; plan?: AdminPlan; currency?: string; onSaved?: () => void }) {
   const [form, setForm] = useState<PlanForm>(plan ? formOf(plan) : empty);
   const { run, pending, feedback } = useAction();
+  const can = useCan();
   const set = (field: keyof PlanForm) => (value: string) => setForm({ ...form, [field]: value });
   const save = () => {
     let body: ReturnType<typeof bodyOf>;
@@ -149,7 +151,7 @@ function PlanEditor({ api, plan, currency = plan?.currency ?? 'USD', onSaved }: 
           <TextField id="plan-sku" label="Supplier SKU" required maxLength={64} value={form.supplierSku} onInput={set('supplierSku')} />
           <TextField id="plan-cost" label="Supplier cost" inputMode="decimal" required hint={money} value={form.supplierCost} onInput={set('supplierCost')} />
         </div>
-        <div class="actions">
+        <div class="actions" hidden={!can('admin')}>
           <button type="submit" disabled={pending}>
             {plan ? 'Save changes' : 'Create plan'}
           </button>

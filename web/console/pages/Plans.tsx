@@ -6,6 +6,7 @@ import { href, navigate, pageOf, withParams, type Route } from '../../shared/rou
 import { useTitle } from '../../shared/shell.js';
 import type { AdminPlan, Page } from '../../shared/types.js';
 import { Badge, DataTable, FilterSelect, Loaded, Pager, useResource } from '../../shared/ui.js';
+import { useCan } from '../role.js';
 
 const activeOptions: Array<[string, string]> = [
   ['', 'All'],
@@ -19,6 +20,7 @@ const countryOptions: Array<[string, string]> = [
 
 /** Every plan with its internal fields: floor, retail, supplier SKU and cost (§5). */
 export function PlansPage({ api, route }: { api: Client; route: Route }) {
+  const can = useCan();
   useTitle('Plans', 'Operator console');
   const active = route.query.get('active') ?? '';
   const country = route.query.get('country') ?? '';
@@ -31,9 +33,11 @@ export function PlansPage({ api, route }: { api: Client; route: Route }) {
         <FilterSelect id="plans-active" label="State" value={active} options={activeOptions} onChange={(value) => navigate(withParams(route, { active: value }))} />
         <FilterSelect id="plans-country" label="Country" value={country} options={countryOptions} onChange={(value) => navigate(withParams(route, { country: value }))} />
         <span class="spacer" />
-        <a class="button" href="#/plans/new">
-          New plan
-        </a>
+        {can('admin') && (
+          <a class="button" href="#/plans/new">
+            New plan
+          </a>
+        )}
       </div>
       <Loaded resource={plans}>
         {(result) => (

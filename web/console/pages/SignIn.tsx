@@ -4,7 +4,7 @@ import { useTitle } from '../../shared/shell.js';
 import { Notice, ProblemAlert, TextField } from '../../shared/ui.js';
 import { operatorPattern, sessionHeaders, type Session } from '../session.js';
 
-/** Checks the token with one harmless read before keeping it, so a wrong token is said at once. */
+/** Checks the token by asking who it belongs to before keeping it, so a wrong token is said at once and the role is known. */
 export function SignInPage({ message, onSignedIn }: { message: string | undefined; onSignedIn: (session: Session) => void }) {
   useTitle('Sign in', 'Operator console');
   const [token, setToken] = useState('');
@@ -18,8 +18,12 @@ export function SignInPage({ message, onSignedIn }: { message: string | undefine
     setPending(true);
     setError(undefined);
     try {
-      await createClient({ base: '/admin/v1', headers: () => sessionHeaders(session), onUnauthorized: () => {} }).get('/partners', { limit: 1 });
-      onSignedIn(session);
+      const me = await createClient({ base: '/admin/v1', headers: () => sessionHeaders(session), onUnauthorized: () => {} }).get<{
+        id: string;
+        email: string | null;
+        role: 'viewer' | 'support' | 'finance' | 'admin';
+      }>('/operators/me');
+      onSignedIn({ ...session, id: me.id, email: me.email, role: me.role });
     } catch (failure) {
       setError(failure);
       setPending(false);
@@ -36,14 +40,22 @@ export function SignInPage({ message, onSignedIn }: { message: string | undefine
           id="signin-operator"
           label="Your name"
           autocomplete="name"
-          required
           pattern={operatorPattern}
           maxLength={100}
-          hint="Recorded in the audit log with every change you make (plain ASCII letters, digits and punctuation)."
+          hint="Optional: kept as a note beside your operator account in the audit log (plain ASCII letters, digits and punctuation)."
           value={operator}
           onInput={setOperator}
         />
-        <TextField id="signin-token" label="Admin token" type="password" autocomplete="current-password" required value={token} onInput={setToken} />
+        <TextField
+          id="signin-token"
+          label="Operator token"
+          type="password"
+          autocomplete="current-password"
+          required
+          hint="The op_… token e-mailed to you when your account was created (or the break-glass admin token)."
+          value={token}
+          onInput={setToken}
+        />
         <button type="submit" disabled={pending}>
           {pending ? 'Signing in…' : 'Sign in'}
         </button>

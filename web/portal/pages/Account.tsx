@@ -42,6 +42,7 @@ export function AccountPage({ api, me, onChanged }: { api: Client; me: PartnerWi
         </dl>
       </section>
       <WebhookSettings api={api} me={me} onChanged={onChanged} />
+      <ChangePassword api={api} />
       {me.status !== 'pending' && <ApiKeys keys={me.apiKeys} />}
     </>
   );
@@ -90,6 +91,51 @@ function WebhookSettings({ api, me, onChanged }: { api: Client; me: PartnerWithK
           )}
           {me.status === 'approved' && <a href="#/webhooks">Deliveries and test event</a>}
         </div>
+      </form>
+    </section>
+  );
+}
+
+/** POST /partner/me/password: every session signed in before ends, this one included, so the portal asks to log in again. */
+function ChangePassword({ api }: { api: Client }) {
+  const [currentPassword, setCurrent] = useState('');
+  const [newPassword, setNew] = useState('');
+  const { run, pending, feedback } = useAction();
+  const change = () =>
+    run({
+      action: () => api.post('/partner/me/password', { currentPassword, newPassword }),
+      done: () => {
+        // The token this tab holds ended with the change: the next call signs out and asks to log in with the new password.
+        setTimeout(() => void api.get('/partner/me').catch(() => {}), 1_500);
+        return 'Your password is changed. Log in again with the new one.';
+      },
+    });
+  return (
+    <section class="card" aria-labelledby="password-title">
+      <h2 id="password-title">Password</h2>
+      {feedback}
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void change();
+        }}
+      >
+        <TextField id="password-current" label="Current password" type="password" autocomplete="current-password" required value={currentPassword} onInput={setCurrent} />
+        <TextField
+          id="password-new"
+          label="New password"
+          type="password"
+          autocomplete="new-password"
+          required
+          minLength={12}
+          maxLength={128}
+          hint="12 to 128 characters. Every session signed in before ends."
+          value={newPassword}
+          onInput={setNew}
+        />
+        <button type="submit" disabled={pending}>
+          Change password
+        </button>
       </form>
     </section>
   );

@@ -37,6 +37,9 @@ export function LoginPage({ api, message, onLoggedIn }: { api: Client; message: 
         </button>
       </form>
       <p>
+        <a href="#/forgot-password">Forgot your password?</a>
+      </p>
+      <p>
         No account yet? <a href="#/register">Apply for API access</a>.
       </p>
     </div>

@@ -32,8 +32,8 @@ export function RegisterPage({ api }: { api: Client }) {
       <div class="narrow">
         <h1>Application received</h1>
         <Notice>
-          Thank you, {applied.name}. We sent a confirmation to {applied.email}. Once an operator approves your application, your API key and webhook signing
-          secret arrive by e-mail.
+          Thank you, {applied.name}. We sent a confirmation to {applied.email}: open its link to confirm the address, so an operator can review your
+          application. Once it is approved, your API key and webhook signing secret arrive by e-mail.
         </Notice>
         <p>
           <a href="#/">Log in</a> to follow your application.

@@ -1,33 +1,19 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
-import { AppError } from '@esim/errors';
-import { presentedCredential } from './credentials.js';
-
-const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
-
-/**
- * Every admin route: `Authorization: Bearer <ADMIN_TOKEN>`, compared in
- * constant time (digests of equal length). Missing is UNAUTHENTICATED
- * (X-Api-Key does not count here); anything else that is not the token is
- * INVALID_TOKEN.
- */
-export function requireAdminToken(adminToken: string) {
-  const expected = digest(adminToken);
-  return async (request: FastifyRequest): Promise<void> => {
-    const credential = presentedCredential(request);
-    if (!credential || credential.source !== 'authorization') {
-      throw new AppError('UNAUTHENTICATED', 'Send the admin token as Authorization: Bearer <token>.');
-    }
-    if (credential.scheme !== 'bearer' || !timingSafeEqual(digest(credential.token), expected)) {
-      throw new AppError('INVALID_TOKEN', 'The admin token is wrong.');
-    }
-  };
-}
+// The `request.operator` the operator check sets (its declaration lives there).
+import type {} from './operatorAuth.js';
 
 const printable = /^[\x20-\x7e]{1,100}$/;
 
-/** Who did it, for the audit log: the optional X-Operator header and the request id. */
-export function auditContextOf(request: FastifyRequest): { operator: string; requestId: string } {
-  const operator = request.headers['x-operator'];
-  return { operator: typeof operator === 'string' && printable.test(operator) ? operator : '', requestId: request.id };
+/**
+ * Who did it, for the audit log (§10): the authenticated operator's id
+ * (`opr_…`, or `admin-token`), never a header. The optional X-Operator header
+ * is kept as a free-text note beside it.
+ */
+export function auditContextOf(request: FastifyRequest): { operator: string; requestId: string; note: string } {
+  const note = request.headers['x-operator'];
+  return {
+    operator: request.operator?.id ?? '',
+    requestId: request.id,
+    note: typeof note === 'string' && printable.test(note) ? note : '',
+  };
 }

@@ -19,6 +19,15 @@ function credentialOf(found: partnersV1.ApiKeyCredential): Credential {
 
 const ttlSeconds = 300;
 const unknownTtlSeconds = 30;
+/**
+ * How long a cached credential is trusted before it is looked up again
+ * (#24). The eviction event drops a revoked key at once; this bounds it when
+ * the event cannot flow (the partners service cut off from NATS): with the
+ * replicas' 1 s local cache, a revocation holds within 2 s either way. While
+ * the partners service is unavailable, the last credential read (at most
+ * `ttlSeconds` old) keeps serving, so an outage there does not stop traffic.
+ */
+export const revalidateAfterMs = 1_000;
 /** Longer than the lookup's gRPC deadline, so a lookup that started before an eviction cannot refill the cache after it. */
 const evictionFenceMs = 10_000;
 
@@ -46,6 +55,7 @@ export class CredentialCache {
     private readonly redis: RedisClient,
     private readonly namespace: string,
     private readonly partners: ServiceClient<typeof partnersV1.PartnersService.method>,
+    private readonly now: () => number = Date.now,
   ) {}
 
   // `{prefix}` is a Redis Cluster hash tag: a key's entry and its fence share a
@@ -61,11 +71,18 @@ export class CredentialCache {
   /** The credential for a key prefix, or null when no key has it. */
   async get(prefix: string): Promise<Credential | null> {
     const cached = await this.redis.get(this.key(prefix)).catch(redisUnavailable);
-    if (cached) return cached === 'unknown' ? null : (JSON.parse(cached) as Credential);
+    let stale: Credential | undefined;
+    if (cached === 'unknown') return null;
+    if (cached) {
+      const { cachedAtMs, ...credential } = JSON.parse(cached) as Credential & { cachedAtMs?: number };
+      if (cachedAtMs !== undefined && this.now() - cachedAtMs < revalidateAfterMs) return credential;
+      stale = credential;
+    }
     let credential: Credential | null;
     try {
       credential = credentialOf(await this.partners.lookupApiKey({ prefix }));
     } catch (error) {
+      if (stale && error instanceof AppError && error.code === 'UNAVAILABLE') return stale;
       if (!(error instanceof AppError) || error.code !== 'NOT_FOUND') throw error;
       credential = null;
     }
@@ -75,7 +92,7 @@ export class CredentialCache {
         2,
         this.key(prefix),
         this.fence(prefix),
-        credential ? JSON.stringify(credential) : 'unknown',
+        credential ? JSON.stringify({ ...credential, cachedAtMs: this.now() }) : 'unknown',
         credential ? ttlSeconds : unknownTtlSeconds,
       )
       .catch(redisUnavailable);

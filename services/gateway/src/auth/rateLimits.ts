@@ -47,6 +47,27 @@ export class RateLimit {
     return true;
   }
 
+  /**
+   * Counts an attempt before it is evaluated, atomically in Redis, so any
+   * number of concurrent attempts let at most `points` through a window;
+   * over it, RATE_LIMITED with Retry-After (no RateLimit-* headers: these
+   * are failure budgets, not request quotas). `refund` gives the point back
+   * when the attempt turns out not to be a failure.
+   */
+  async countAttempt(key: string, reply: FastifyReply, detail: string): Promise<void> {
+    try {
+      await this.limiter.consume(key);
+    } catch (error) {
+      if (!(error instanceof RateLimiterRes)) redisUnavailable(error);
+      reply.header('retry-after', String(Math.max(1, Math.ceil(error.msBeforeNext / 1000))));
+      throw new AppError('RATE_LIMITED', detail);
+    }
+  }
+
+  async refund(key: string): Promise<void> {
+    await this.limiter.reward(key, 1).catch(redisUnavailable);
+  }
+
   async penalize(key: string): Promise<void> {
     await this.limiter.penalty(key, 1).catch(redisUnavailable);
   }

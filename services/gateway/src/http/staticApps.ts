@@ -10,6 +10,9 @@ export type WebApp = 'portal' | 'console';
 
 const titles: Record<WebApp, string> = { portal: 'partner portal', console: 'operator console' };
 
+/** Paths under an app that e-mailed links open, answered with the app's page (it reads the path and the token). */
+const landingPages: Record<WebApp, string[]> = { portal: ['verify-email', 'reset-password'], console: [] };
+
 /**
  * Where `npm run build:web` (run by `npm install`) writes the apps. The
  * path is the same from src/ and from dist/, so the compiled gateway finds
@@ -79,6 +82,13 @@ export async function serveWebApp(app: FastifyInstance, name: WebApp, root = joi
       if (!built()) throw new AppError('UNAVAILABLE', `The ${titles[name]} is not built on this server: run npm run build:web, then reload.`);
       return reply.sendFile('index.html');
     });
+    // The pages the e-mails link to (§4: `…/verify-email?token=`, `…/reset-password?token=`) are the app's own page too.
+    for (const landing of landingPages[name]) {
+      scope.get(`${prefix}/${landing}`, { schema: { hide: true } }, async (_request, reply) => {
+        if (!built()) throw new AppError('UNAVAILABLE', `The ${titles[name]} is not built on this server: run npm run build:web, then reload.`);
+        return reply.sendFile('index.html');
+      });
+    }
     // What the file server refuses (a malformed path, a directory) is a missing page, never a 500.
     scope.setErrorHandler((error: { statusCode?: number }, request, reply) => {
       if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) return reply.callNotFound();

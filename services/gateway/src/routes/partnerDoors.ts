@@ -75,7 +75,9 @@ export function partnerDoors(deps: PartnerDoorDeps): PartnerDoors {
     (alongside?: Alongside): AsyncHook =>
     async (request) => {
       const partnerId = portalPartnerOf(request);
-      const [found] = await Promise.allSettled([deps.partners.getPartner({ id: partnerId }), alongside?.(request)]);
+      // The portal token check read the partner already (its session version); reuse it.
+      const cached = request.portalPartner;
+      const [found] = await Promise.allSettled([cached ? Promise.resolve(cached) : deps.partners.getPartner({ id: partnerId }), alongside?.(request)]);
       if (found.status === 'rejected') {
         const error: unknown = found.reason;
         if (error instanceof AppError && error.code === 'PARTNER_NOT_FOUND') throw new AppError('INVALID_TOKEN', 'The portal token names no partner.');
@@ -101,7 +103,7 @@ export function partnerDoors(deps: PartnerDoorDeps): PartnerDoors {
     portal: true,
     security: [{ portalToken: [] }],
     onRequest: [deps.portalToken, activePartner(options.alongside)],
-    problems: problems(401, 403, 503),
+    problems: problems(401, 403, 429, 503),
   });
   return { apiKey, portal: portalDoor(), both: (scope, options) => [apiKey(scope, options), portalDoor(options)] };
 }

@@ -13,6 +13,7 @@ export const partnerView = component(
     status: z.enum(partnerStatuses),
     tier: z.enum(tiers),
     webhookUrl: z.string().nullable(),
+    emailVerified: z.boolean().describe('Whether the partner proved its e-mail address (§4); approval waits for it'),
     createdAt: z.string(),
   }),
   'Partner',
@@ -56,6 +57,7 @@ export function toPartnerView(partner: partnersV1.Partner): PartnerView {
     status: partner.status as PartnerStatus,
     tier: partner.tier as Tier,
     webhookUrl: partner.webhookUrl ?? null,
+    emailVerified: partner.emailVerified,
     createdAt: partner.createdAt,
   };
 }

@@ -12,6 +12,8 @@ export interface DeliverMailDeps {
   transport: MailTransport;
   from: string;
   platformName: string;
+  /** Base URLs of the portal and console, for the links the mails carry. */
+  urls?: { portalUrl: string; consoleUrl: string };
   logger: Logger;
 }
 
@@ -34,7 +36,7 @@ export function deliverMail(deps: DeliverMailDeps): (event: EventEnvelope<'mail.
     const log = { eventId: event.id, template, to: maskEmail(to) };
     let rendered;
     try {
-      rendered = renderMail(event.data, deps.dataKey, deps.platformName);
+      rendered = renderMail(event.data, deps.dataKey, deps.platformName, deps.urls);
     } catch (error) {
       if (error instanceof MissingTemplateValueError) sent.add(1, { template, outcome: 'rejected' });
       throw error;

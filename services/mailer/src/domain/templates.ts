@@ -1,4 +1,4 @@
-import { open } from '@esim/crypto';
+import { mailRecord, open } from '@esim/crypto';
 import { PermanentEventError, type EventData } from '@esim/events';
 
 /**
@@ -18,6 +18,10 @@ export interface RenderedMail {
 
 export interface TemplateInput {
   platformName: string;
+  /** The partner portal's base URL (no trailing slash), for links. */
+  portalUrl: string;
+  /** The operator console's base URL (no trailing slash). */
+  consoleUrl: string;
   /** A non-secret value the template needs; a missing one is the publisher's bug, so the request is dropped. */
   value(name: string): string;
   /** A sealed value, opened now. */
@@ -52,13 +56,83 @@ function prose(text: string, widthMax = 72): string {
   return [...lines, line].join('\n');
 }
 
+/** A link stands alone on its line (never wrapped), so a partner's tooling and our tests can read the token from it. */
+const portalLink = (input: TemplateInput, page: 'verify-email' | 'reset-password', secretName: string) =>
+  `${input.portalUrl}/${page}?token=${input.secret(secretName)}`;
+
 export function applicationReceived(input: TemplateInput): RenderedMail {
   return {
     subject: 'Your application was received',
     text: body(
       greeting(input),
-      prose(`Thank you for applying to become a partner of ${input.platformName}. We have received your application and an operator will review it shortly; we will e-mail you when it is approved or declined.`),
-      prose('Meanwhile you can sign in to the partner portal to see your application and set your webhook URL.'),
+      prose(`Thank you for applying to become a partner of ${input.platformName}. We have received your application. First, confirm that this e-mail address is yours by opening this link within 24 hours:`),
+      portalLink(input, 'verify-email', 'verifyToken'),
+      prose('An operator reviews your application once the address is confirmed; we will e-mail you when it is approved or declined. Meanwhile you can sign in to the partner portal to see your application and set your webhook URL.'),
+      prose('If you did not apply, ignore this e-mail: the application is dropped unless the address is confirmed.'),
+      signature(input),
+    ),
+  };
+}
+
+export function emailVerification(input: TemplateInput): RenderedMail {
+  return {
+    subject: 'Confirm your e-mail address',
+    text: body(
+      greeting(input),
+      prose(`Confirm that this e-mail address is yours, so that your application to ${input.platformName} can be reviewed, by opening this link within 24 hours:`),
+      portalLink(input, 'verify-email', 'verifyToken'),
+      prose('If you did not ask for this, ignore this e-mail.'),
+      signature(input),
+    ),
+  };
+}
+
+export function passwordReset(input: TemplateInput): RenderedMail {
+  return {
+    subject: 'Reset your password',
+    text: body(
+      greeting(input),
+      prose(`Someone asked to reset the password of your partner portal account on ${input.platformName}. To choose a new password, open this link within 30 minutes; it works once:`),
+      portalLink(input, 'reset-password', 'resetToken'),
+      prose('If you did not ask for this, ignore this e-mail: your password stays as it is.'),
+      signature(input),
+    ),
+  };
+}
+
+export function passwordChanged(input: TemplateInput): RenderedMail {
+  return {
+    subject: 'Your password was changed',
+    text: body(
+      greeting(input),
+      prose(`The password of your partner portal account on ${input.platformName} was just changed, and every portal session signed in before the change was ended.`),
+      prose('If you did not do this, reset your password from the portal at once and contact us.'),
+      signature(input),
+    ),
+  };
+}
+
+export function webhookUrlChanged(input: TemplateInput): RenderedMail {
+  return {
+    subject: 'Your webhook URL was changed',
+    text: body(
+      greeting(input),
+      prose(`The webhook URL of your partner account on ${input.platformName} was changed by ${input.value('changedBy')}. Every event from now on goes to the new address.`),
+      `Old URL: ${input.value('oldUrl')}\nNew URL: ${input.value('newUrl')}`,
+      prose('If you did not expect this change, sign in to the partner portal and set your URL back, change your password, and contact us: the events carry activation codes and your customers’ contact details.'),
+      signature(input),
+    ),
+  };
+}
+
+export function operatorInvited(input: TemplateInput): RenderedMail {
+  return {
+    subject: 'Your operator account',
+    text: body(
+      greeting(input),
+      prose(`An operator account on ${input.platformName} was created for you, with the ${input.value('role')} role. Sign in to the operator console (${input.consoleUrl}) or call the admin API with this token:`),
+      `Operator token: ${input.secret('operatorToken')}`,
+      prose(`This token is ${shownOnce}. Store it in your password manager now; if it is lost, an admin revokes it and creates a new account.`),
       signature(input),
     ),
   };
@@ -148,6 +222,11 @@ export const templates: Record<TemplateName, (input: TemplateInput) => RenderedM
   api_key_issued: apiKeyIssued,
   webhook_secret_rotated: webhookSecretRotated,
   webhook_endpoint_disabled: webhookEndpointDisabled,
+  email_verification: emailVerification,
+  password_reset: passwordReset,
+  password_changed: passwordChanged,
+  webhook_url_changed: webhookUrlChanged,
+  operator_invited: operatorInvited,
 };
 
 /** A value that is missing or empty: retrying cannot fix it, so the consumer terminates the request. */
@@ -162,7 +241,12 @@ export class MissingTemplateValueError extends PermanentEventError {
 const oneLine = (text: string) => text.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ').trim();
 
 /** Renders a mail request; the error messages name fields, never their values. */
-export function renderMail(request: MailRequest, dataKey: Buffer, platformName: string): RenderedMail {
+export function renderMail(
+  request: MailRequest,
+  dataKey: Buffer,
+  platformName: string,
+  urls: { portalUrl: string; consoleUrl: string } = { portalUrl: 'http://localhost:8080/portal', consoleUrl: 'http://localhost:8081/console' },
+): RenderedMail {
   const value = (field: string) => {
     const text = oneLine(request.values[field] ?? '');
     if (!text) throw new MissingTemplateValueError(`${request.template} mail needs values.${field}`);
@@ -172,12 +256,13 @@ export function renderMail(request: MailRequest, dataKey: Buffer, platformName: 
     const sealed = request.sealedValues[field];
     if (!sealed) throw new MissingTemplateValueError(`${request.template} mail needs sealedValues.${field}`);
     try {
-      return oneLine(open(dataKey, sealed));
+      return oneLine(open(dataKey, sealed, mailRecord(request.to)));
     } catch {
       // Not permanent: a mismatched DATA_ENCRYPTION_KEY is fixed by a redeploy, and the request waits in the stream meanwhile.
       throw new Error(`sealedValues.${field} could not be opened (is DATA_ENCRYPTION_KEY the partners service's key?)`);
     }
   };
   const name = oneLine(request.values.name ?? '') || undefined;
-  return templates[request.template]({ platformName, value, secret, name });
+  const trim = (url: string) => url.replace(/\/+$/, '');
+  return templates[request.template]({ platformName, portalUrl: trim(urls.portalUrl), consoleUrl: trim(urls.consoleUrl), value, secret, name });
 }

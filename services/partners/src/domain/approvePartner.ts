@@ -1,3 +1,4 @@
+import { AppError } from '@esim/errors';
 import { scopes } from '@esim/vocabulary';
 import { withTransaction } from '@esim/postgres';
 import { updatePartner } from '../store/partnerStore.js';
@@ -12,18 +13,22 @@ import { generateWebhookSecret, sealWebhookSecret } from './webhookSecrets.js';
 /**
  * pending → approved: the first API key (all scopes) and the webhook signing
  * secret are created and e-mailed in one message, in the same transaction.
- * An absent tier keeps the partner's (standard since registration).
+ * An absent tier keeps the partner's (standard since registration). An
+ * application whose e-mail is not proved yet is EMAIL_NOT_VERIFIED (§4).
  */
 export function approvePartner(deps: PartnersDeps, id: string, tier: string | undefined, actor: Actor): Promise<Partner> {
   const newTier = tier === undefined ? undefined : parseTier(tier);
   return withTransaction(deps.pool, async (db) => {
     const partner = await lockPartner(db, id);
     requireStatus(partner, ['pending'], 'approve');
+    if (partner.emailVerifiedAt === null) {
+      throw new AppError('EMAIL_NOT_VERIFIED', `The applicant has not verified ${partner.email} yet; approval waits for it.`);
+    }
     const webhookSecret = generateWebhookSecret();
     const approved = await updatePartner(db, id, {
       status: 'approved',
       tier: newTier ?? partner.tier,
-      webhookSecretSealed: sealWebhookSecret(deps.dataKey, webhookSecret),
+      webhookSecretSealed: sealWebhookSecret(deps.dataKey, id, webhookSecret),
     });
     await webhookEndpointChanged(db, id);
     const { key, apiKey } = await issueKeyIn(db, id, [...scopes]);

@@ -13,6 +13,8 @@ export interface AuditEntry {
   operator: string;
   requestId: string;
   details: AuditDetails;
+  /** The e-mail of the operator account `operator` names (opr_…); null for admin-token, partners and older entries. */
+  operatorEmail?: string | null;
   createdAt: Date;
 }
 

@@ -1,4 +1,5 @@
 import type { Pool } from '@esim/postgres';
+import type { HashingPool } from './hashingPool.js';
 
 /** What the partners use cases need from the outside world. */
 export interface PartnersDeps {
@@ -7,6 +8,8 @@ export interface PartnersDeps {
   dataKey: Buffer;
   /** scrypt N. */
   passwordCost: number;
+  /** Bounds every password hash and check (§3: a saturated check answers 503 at once). */
+  hashing: HashingPool;
 }
 
 export const schema = 'partners';

@@ -12,6 +12,10 @@ export interface Partner {
   /** The webhook signing secret, sealed under the data key (AES-256-GCM); null before approval. */
   webhookSecretSealed: string | null;
   rejectionReason: string | null;
+  /** When the partner proved its e-mail address (§4); null until then. Approval needs it. */
+  emailVerifiedAt: Date | null;
+  /** Raised by every password change or reset; portal tokens issued under an older value are refused. */
+  sessionVersion: number;
   createdAt: Date;
 }
 
@@ -32,8 +36,18 @@ export interface ApiKey {
 /** What the gateway needs to verify a key itself; declared once beside the key format. */
 export type { KeyCredential } from '@esim/api-keys';
 
-/** Who performed an operator action; absent when a partner acts on its own account. */
+/**
+ * Who performed an action, from the credential (§10): an operator id
+ * (`opr_…`), `admin-token`, or `partner:<id>` when a partner acts on its own
+ * account. `note` is the free-text X-Operator header, never the actor.
+ */
 export interface Actor {
   operator: string;
   requestId: string;
+  note?: string | undefined;
+}
+
+/** The actor of a partner's own change (a password, its webhook URL). */
+export function partnerActor(partnerId: string, requestId = ''): Actor {
+  return { operator: `partner:${partnerId}`, requestId };
 }

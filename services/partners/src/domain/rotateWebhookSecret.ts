@@ -31,7 +31,7 @@ export function rotateWebhookSecret(
     const partner = await lockPartner(db, partnerId);
     requireKeyHolder(partner, 'rotate the webhook secret');
     const secret = generateWebhookSecret();
-    const sealedSecret = sealWebhookSecret(deps.dataKey, secret);
+    const sealedSecret = sealWebhookSecret(deps.dataKey, partnerId, secret);
     await replaceWebhookSecret(db, partnerId, sealedSecret, overlapHours * 3_600_000);
     // Before the mail: the relay publishes in order, so a partner reading the new secret finds it signing already.
     await webhookEndpointChanged(db, partnerId);

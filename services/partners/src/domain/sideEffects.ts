@@ -1,4 +1,4 @@
-import { seal } from '@esim/crypto';
+import { mailRecord, seal } from '@esim/crypto';
 import { enqueueEvent, type EventData } from '@esim/events';
 import { newId } from '@esim/ids';
 import type { Queryable } from '@esim/postgres';
@@ -11,14 +11,16 @@ type MailTemplate = EventData<'mail.requested'>['template'];
 
 /**
  * Queues an e-mail in the caller's transaction. Secrets travel sealed under
- * the data key: the outbox, the stream and the mailer's logs never see them.
+ * the data key, bound to the recipient (associated data): the outbox, the
+ * stream and the mailer's logs never see them, and a sealed value moved onto
+ * another request does not open.
  */
 export function requestMail(
   db: Queryable,
   dataKey: Buffer,
   mail: { to: string; template: MailTemplate; values: Record<string, string>; secrets?: Record<string, string> },
 ): Promise<string> {
-  const sealedValues = Object.fromEntries(Object.entries(mail.secrets ?? {}).map(([name, value]) => [name, seal(dataKey, value)]));
+  const sealedValues = Object.fromEntries(Object.entries(mail.secrets ?? {}).map(([name, value]) => [name, seal(dataKey, value, mailRecord(mail.to))]));
   return enqueueEvent(db, schema, 'mail.requested', { to: mail.to, template: mail.template, values: mail.values, sealedValues });
 }
 
@@ -30,7 +32,8 @@ export function audit(db: Queryable, actor: Actor, action: string, target: strin
     target,
     operator: actor.operator,
     requestId: actor.requestId,
-    details,
+    // The X-Operator header rides along as a note; the actor is the credential's.
+    details: actor.note ? { ...details, note: actor.note } : details,
     occurredAt: new Date().toISOString(),
   });
 }

@@ -3,16 +3,18 @@ import { listApiKeys } from '../store/keyStore.js';
 import { updatePartner as updatePartnerRow } from '../store/partnerStore.js';
 import type { AuditDetails } from './auditEntry.js';
 import type { PartnersDeps } from './deps.js';
-import type { Actor, Partner, PartnerChanges } from './partner.js';
+import { partnerActor, type Actor, type Partner, type PartnerChanges } from './partner.js';
 import { lockPartner } from './partnerLock.js';
 import { parseTier } from './partnerRules.js';
-import { audit, credentialsChanged, webhookEndpointChanged } from './sideEffects.js';
+import { audit, credentialsChanged, requestMail, webhookEndpointChanged } from './sideEffects.js';
 
 /**
  * Changes the tier (operators) or the webhook URL (operators and the partner
- * itself; null clears it). Operator edits are audited; a partner editing its
- * own account (no actor) is not an operator action. A tier change reprices
- * the partner's keys, so their cached credentials are dropped.
+ * itself; null clears it). Operator edits are audited. A webhook URL change,
+ * by anyone, is audited with the old and new URL and e-mailed to the partner
+ * at once (§4): the stream carries activation codes and customers' contact
+ * details, so a partner must learn of a redirection it did not make. A tier
+ * change reprices the partner's keys, so their cached credentials are dropped.
  */
 export function updatePartner(
   deps: PartnersDeps,
@@ -31,7 +33,22 @@ export function updatePartner(
     if (changes.tier !== undefined && changes.tier !== partner.tier) {
       await credentialsChanged(db, id, (await listApiKeys(db, id)).map((k) => k.prefix));
     }
-    if (changes.webhookUrl !== undefined && changes.webhookUrl !== partner.webhookUrl) await webhookEndpointChanged(db, id);
+    const urlChanged = changes.webhookUrl !== undefined && changes.webhookUrl !== partner.webhookUrl;
+    if (urlChanged) {
+      await webhookEndpointChanged(db, id);
+      const by = actor ?? partnerActor(id);
+      await audit(db, by, 'partner.webhook_url_changed', id, { oldUrl: partner.webhookUrl, newUrl: updated.webhookUrl });
+      await requestMail(db, deps.dataKey, {
+        to: updated.email,
+        template: 'webhook_url_changed',
+        values: {
+          name: updated.name,
+          oldUrl: partner.webhookUrl ?? '(none)',
+          newUrl: updated.webhookUrl ?? '(none)',
+          changedBy: actor ? 'an operator' : 'you, from the partner portal',
+        },
+      });
+    }
     if (actor) await audit(db, actor, 'partner.updated', id, details);
     return updated;
   });

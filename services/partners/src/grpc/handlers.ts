@@ -17,7 +17,10 @@ import { rotateWebhookSecret } from '../domain/rotateWebhookSecret.js';
 import { reinstatePartner, suspendPartner } from '../domain/suspendPartner.js';
 import { touchApiKey } from '../domain/touchApiKey.js';
 import { updatePartner } from '../domain/updatePartner.js';
-import { actorOf, apiKeyMessage, auditMessage, credentialMessage, partnerMessage } from './views.js';
+import { changePassword, confirmPasswordReset, requestPasswordReset } from '../domain/passwordChanges.js';
+import { createOperator, listOperators, lookupOperatorToken, revokeOperator, touchOperator, updateOperatorRole } from '../domain/operators.js';
+import { resendVerification, verifyEmail } from '../domain/verifyEmail.js';
+import { actorOf, operatorMessage, apiKeyMessage, auditMessage, credentialMessage, partnerMessage } from './views.js';
 
 type PartnersMethods = (typeof partnersV1.PartnersService)['method'];
 
@@ -60,5 +63,28 @@ export function partnersHandlers(deps: PartnersDeps): ServiceHandlers<PartnersMe
       return { entries: entries.map(auditMessage), total };
     },
     getWebhookEndpoint: (r) => getWebhookEndpoint(deps, r.partnerId),
+    verifyEmail: async (r) => partnerMessage(await verifyEmail(deps, r.token)),
+    resendVerification: async (r) => {
+      await resendVerification(deps, r.email);
+      return {};
+    },
+    requestPasswordReset: async (r) => {
+      await requestPasswordReset(deps, r.email);
+      return {};
+    },
+    confirmPasswordReset: async (r) => partnerMessage(await confirmPasswordReset(deps, r.token, r.password)),
+    changePassword: async (r) => partnerMessage(await changePassword(deps, r)),
+    createOperator: async (r) => operatorMessage(await createOperator(deps, r, actorOf(r.audit))),
+    listOperators: async (r) => {
+      const { operators, total } = await listOperators(deps, r.page);
+      return { operators: operators.map(operatorMessage), total };
+    },
+    revokeOperator: async (r) => operatorMessage(await revokeOperator(deps, r.id, actorOf(r.audit))),
+    updateOperatorRole: async (r) => operatorMessage(await updateOperatorRole(deps, r.id, r.role, actorOf(r.audit))),
+    lookupOperatorToken: async (r) => ({ ...(await lookupOperatorToken(deps, r.prefix)) }),
+    touchOperator: async (r) => {
+      await touchOperator(deps, r.operatorId);
+      return {};
+    },
   };
 }

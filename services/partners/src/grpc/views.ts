@@ -1,6 +1,7 @@
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { partnersV1 } from '@esim/proto';
 import type { AuditDetailValue, AuditEntry } from '../domain/auditEntry.js';
+import type { Operator } from '../domain/operator.js';
 import type { Actor, ApiKey, KeyCredential, Partner } from '../domain/partner.js';
 
 /** Conversions between proto messages and domain values, in one place; dates cross as ISO 8601 strings. */
@@ -22,6 +23,8 @@ export function partnerMessage(partner: Partner): PartnerMessage {
     webhookUrl: partner.webhookUrl ?? undefined,
     createdAt: partner.createdAt.toISOString(),
     rejectionReason: partner.rejectionReason ?? undefined,
+    emailVerified: partner.emailVerifiedAt !== null,
+    sessionVersion: partner.sessionVersion,
   };
 }
 
@@ -49,6 +52,7 @@ export function auditMessage(entry: AuditEntry): AuditMessage {
     operator: entry.operator,
     requestId: entry.requestId,
     details: Object.fromEntries(Object.entries(entry.details).map(([name, value]) => [name, auditDetailMessage(value)])),
+    operatorEmail: entry.operatorEmail ?? undefined,
     createdAt: entry.createdAt.toISOString(),
   };
 }
@@ -63,6 +67,19 @@ function auditDetailMessage(value: AuditDetailValue): AuditDetailMessage {
 }
 
 /** An operator request without its audit context is logged as an anonymous operator, never refused. */
-export function actorOf(audit: { operator: string; requestId: string } | undefined): Actor {
-  return { operator: audit?.operator ?? '', requestId: audit?.requestId ?? '' };
+export function actorOf(audit: { operator: string; requestId: string; note?: string } | undefined): Actor {
+  return { operator: audit?.operator ?? '', requestId: audit?.requestId ?? '', note: audit?.note || undefined };
+}
+
+/** The operator view of §10: never the token or its hash. */
+export function operatorMessage(operator: Operator): MessageInitShape<typeof partnersV1.OperatorSchema> {
+  return {
+    id: operator.id,
+    email: operator.email,
+    name: operator.name,
+    role: operator.role,
+    createdAt: operator.createdAt.toISOString(),
+    lastUsedAt: operator.lastUsedAt?.toISOString(),
+    revokedAt: operator.revokedAt?.toISOString(),
+  };
 }

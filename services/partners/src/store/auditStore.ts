@@ -24,7 +24,12 @@ export async function recordAuditEntry(db: Queryable, entry: NewAuditEntry): Pro
 
 export async function listAuditEntries(db: Queryable, page: { limit: number; offset: number }): Promise<{ entries: AuditEntry[]; total: number }> {
   const [rows, count] = await Promise.all([
-    db.query<AuditRow>('SELECT * FROM partners.audit_log ORDER BY created_at DESC, id DESC LIMIT $1 OFFSET $2', [page.limit, page.offset]),
+    // The operator's e-mail comes from the account the entry names, so entries other services publish (with the id only) show it too.
+    db.query<AuditRow>(
+      `SELECT a.*, o.email AS operator_email FROM partners.audit_log a LEFT JOIN partners.operators o ON o.id = a.operator
+       ORDER BY a.created_at DESC, a.id DESC LIMIT $1 OFFSET $2`,
+      [page.limit, page.offset],
+    ),
     db.query<{ n: number }>('SELECT count(*)::int AS n FROM partners.audit_log'),
   ]);
   return { entries: rows.rows.map(toAuditEntry), total: count.rows[0]?.n ?? 0 };

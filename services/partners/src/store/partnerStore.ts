@@ -63,3 +63,37 @@ export async function listPartners(
   ]);
   return { partners: page.rows.map(toPartner), total: count.rows[0]?.n ?? 0 };
 }
+
+/** The partner holding this e-mail with its password hash, for the account use cases that need both. */
+export async function findPartnerByEmail(db: Queryable, email: string, options: { forUpdate?: boolean } = {}): Promise<Partner | undefined> {
+  const { rows } = await db.query<PartnerRow>(`SELECT * FROM partners.partners WHERE email = $1${options.forUpdate ? ' FOR UPDATE' : ''}`, [email]);
+  return rows[0] ? toPartner(rows[0]) : undefined;
+}
+
+/** The password hash of one partner (a password change checks the current one). */
+export async function findPasswordHash(db: Queryable, id: string): Promise<string | undefined> {
+  const { rows } = await db.query<{ password_hash: string }>('SELECT password_hash FROM partners.partners WHERE id = $1', [id]);
+  return rows[0]?.password_hash;
+}
+
+/** A new password ends every portal session: the session version rises with it. */
+export async function setPassword(db: Queryable, id: string, passwordHash: string, options: { endSessions: boolean }): Promise<Partner> {
+  const { rows } = await db.query<PartnerRow>(
+    `UPDATE partners.partners SET password_hash = $2, session_version = session_version + $3, updated_at = now() WHERE id = $1 RETURNING *`,
+    [id, passwordHash, options.endSessions ? 1 : 0],
+  );
+  return toPartner(rows[0]!);
+}
+
+export async function markEmailVerified(db: Queryable, id: string): Promise<Partner> {
+  const { rows } = await db.query<PartnerRow>(
+    `UPDATE partners.partners SET email_verified_at = coalesce(email_verified_at, now()), updated_at = now() WHERE id = $1 RETURNING *`,
+    [id],
+  );
+  return toPartner(rows[0]!);
+}
+
+/** Removes an application that never proved its address (its tokens go with it). */
+export async function deletePartner(db: Queryable, id: string): Promise<void> {
+  await db.query('DELETE FROM partners.partners WHERE id = $1', [id]);
+}

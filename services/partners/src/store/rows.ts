@@ -14,6 +14,8 @@ export interface PartnerRow {
   webhook_url: string | null;
   webhook_secret_sealed: string | null;
   rejection_reason: string | null;
+  email_verified_at: Date | null;
+  session_version: number;
   created_at: Date;
 }
 
@@ -36,6 +38,8 @@ export interface AuditRow {
   request_id: string;
   details: Record<string, unknown>;
   created_at: Date;
+  /** Joined from partners.operators when `operator` names an account. */
+  operator_email?: string | null;
 }
 
 export function toPartner(row: PartnerRow): Partner {
@@ -49,6 +53,8 @@ export function toPartner(row: PartnerRow): Partner {
     webhookUrl: row.webhook_url,
     webhookSecretSealed: row.webhook_secret_sealed,
     rejectionReason: row.rejection_reason,
+    emailVerifiedAt: row.email_verified_at,
+    sessionVersion: row.session_version,
     createdAt: row.created_at,
   };
 }
@@ -85,6 +91,7 @@ export function toAuditEntry(row: AuditRow): AuditEntry {
     operator: row.operator,
     requestId: row.request_id,
     details: auditDetailsOf(row.details),
+    operatorEmail: row.operator_email ?? null,
     createdAt: row.created_at,
   };
 }

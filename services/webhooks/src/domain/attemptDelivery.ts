@@ -1,5 +1,5 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, propagation, trace, type Span } from '@opentelemetry/api';
-import { open } from '@esim/crypto';
+import { open, webhookSecretRecord } from '@esim/crypto';
 import { AppError } from '@esim/errors';
 import { enqueueEvent } from '@esim/events';
 import { withTransaction, type Pool, type Queryable } from '@esim/postgres';
@@ -106,8 +106,8 @@ async function decide(deps: AttemptDeps, claimed: ClaimedAttempt, span: Span): P
     const overlapping = target.previousSecretSealed && target.previousSecretUntil && target.previousSecretUntil.getTime() > Date.now();
     signing = {
       url: target.url!,
-      secret: open(deps.dataKey, target.secretSealed!),
-      previousSecret: overlapping ? open(deps.dataKey, target.previousSecretSealed!) : undefined,
+      secret: open(deps.dataKey, target.secretSealed!, webhookSecretRecord(event.partnerId)),
+      previousSecret: overlapping ? open(deps.dataKey, target.previousSecretSealed!, webhookSecretRecord(event.partnerId)) : undefined,
     };
   }
 
@@ -141,9 +141,9 @@ async function primarySigning(
   let previousSecret: string | undefined;
   try {
     endpoint = await deps.endpointOf(event.partnerId);
-    secret = endpoint.sealedSecret ? open(deps.dataKey, endpoint.sealedSecret) : '';
+    secret = endpoint.sealedSecret ? open(deps.dataKey, endpoint.sealedSecret, webhookSecretRecord(event.partnerId)) : '';
     const overlapping = endpoint.previousSealedSecret && endpoint.previousSecretExpiresAt && Date.parse(endpoint.previousSecretExpiresAt) > Date.now();
-    previousSecret = overlapping ? open(deps.dataKey, endpoint.previousSealedSecret!) : undefined;
+    previousSecret = overlapping ? open(deps.dataKey, endpoint.previousSealedSecret!, webhookSecretRecord(event.partnerId)) : undefined;
   } catch (error) {
     if (error instanceof AppError && error.code === 'PARTNER_NOT_FOUND') {
       return { result: { status: 'failed', attempts: unspent, statusCode: null, error: `partner ${event.partnerId} does not exist` }, outcome: 'failed' };

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { open, seal } from '@esim/crypto';
+import { open, seal, webhookSecretRecord } from '@esim/crypto';
 import { validationError } from '@esim/errors';
 import { enqueueEvent } from '@esim/events';
 import { isId } from '@esim/ids';
@@ -89,7 +89,7 @@ export async function createEndpoint(
       description: input.description,
       eventTypes,
       enabled: input.enabled,
-      secretSealed: seal(deps.dataKey, secret),
+      secretSealed: seal(deps.dataKey, secret, webhookSecretRecord(partnerId)),
     });
     await auditEndpoint(db, audit, 'webhook_endpoint.created', endpoint.id, partnerId, { url: input.url });
     return endpoint;
@@ -152,11 +152,11 @@ export async function rotateEndpointSecret(
   const { endpoint, view } = await getEndpoint(deps, partnerId, id);
   if (endpoint.primary) {
     const sealed = await deps.partners.rotatePrimarySecret(partnerId, overlapHours, audit ?? { operator: `partner:${partnerId}`, requestId: '' });
-    return { endpoint: view, secret: open(deps.dataKey, sealed) };
+    return { endpoint: view, secret: open(deps.dataKey, sealed, webhookSecretRecord(partnerId)) };
   }
   const secret = generateEndpointSecret();
   const rotated = await withTransaction(deps.pool, async (db) => {
-    const row = await rotateEndpointSecretRow(db, id, seal(deps.dataKey, secret), overlapHours * 3_600_000);
+    const row = await rotateEndpointSecretRow(db, id, seal(deps.dataKey, secret, webhookSecretRecord(partnerId)), overlapHours * 3_600_000);
     await auditEndpoint(db, audit, 'webhook_endpoint.secret_rotated', id, partnerId, { overlapHours });
     return row;
   });

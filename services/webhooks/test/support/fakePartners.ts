@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { seal } from '@esim/crypto';
+import { seal, webhookSecretRecord } from '@esim/crypto';
 import { AppError } from '@esim/errors';
 import { addService, devTlsFiles, startGrpcServer, type ServiceHandlers } from '@esim/grpc';
 import { partnersV1 } from '@esim/proto';
@@ -46,10 +46,10 @@ export async function startFakePartners(dataKey: Buffer): Promise<FakePartners> 
     if (!endpoint) throw new AppError('PARTNER_NOT_FOUND', `No partner ${partnerId}.`);
     return {
       url: endpoint.url,
-      sealedSecret: endpoint.secret ? seal(dataKey, endpoint.secret) : '',
+      sealedSecret: endpoint.secret ? seal(dataKey, endpoint.secret, webhookSecretRecord(partnerId)) : '',
       status: 'approved',
       email: `${partnerId}@partner.example`,
-      previousSealedSecret: endpoint.previousSecret ? seal(dataKey, endpoint.previousSecret) : undefined,
+      previousSealedSecret: endpoint.previousSecret ? seal(dataKey, endpoint.previousSecret, webhookSecretRecord(partnerId)) : undefined,
       previousSecretExpiresAt: endpoint.previousSecret ? new Date(Date.now() + 3_600_000).toISOString() : undefined,
     };
   };

@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AppError } from '@esim/errors';
 import { tokenLifetimeSeconds, type PortalTokens } from '../../auth/portalAuth.js';
-import type { RateLimit } from '../../auth/rateLimits.js';
+import type { LoginThrottle } from '../../auth/loginThrottle.js';
 import type { PartnersClient } from '../../backends.js';
 import { problems } from '../../http/schemas.js';
 import { partnerView, toPartnerView } from '../../views/partners.js';
@@ -18,11 +17,11 @@ export const loginResponse = component(
 export interface LoginRouteDeps {
   partners: PartnersClient;
   tokens: PortalTokens;
-  loginFailures: RateLimit;
+  throttle: LoginThrottle;
 }
 
 /** POST /partner/login: portal login; pending and suspended partners may log in (§4). */
-export function loginRoute(app: FastifyInstance, { partners, tokens, loginFailures }: LoginRouteDeps): void {
+export function loginRoute(app: FastifyInstance, { partners, tokens, throttle }: LoginRouteDeps): void {
   const body = z.strictObject({
     email: z.string().min(1).max(254),
     password: z.string().min(1).max(1024),
@@ -33,7 +32,8 @@ export function loginRoute(app: FastifyInstance, { partners, tokens, loginFailur
       schema: {
         tags: ['Onboarding'],
         summary: 'Log in to the partner portal',
-        description: 'Returns a portal JWT valid for one hour. After 10 failed attempts for one e-mail within 15 minutes, further attempts answer 429.',
+        description:
+          'Returns a portal JWT valid for one hour. At most 10 failed attempts per e-mail and 100 per source address within 15 minutes (counted before the password is checked), then 429. When password checks are saturated, 503 at once.',
         body,
         response: {
           200: loginResponse,
@@ -43,16 +43,13 @@ export function loginRoute(app: FastifyInstance, { partners, tokens, loginFailur
     },
     async (request, reply) => {
       const email = request.body.email.toLowerCase();
-      if (await loginFailures.exhausted(email, reply)) {
-        throw new AppError('RATE_LIMITED', 'Too many failed logins for this e-mail; retry later.');
-      }
-      try {
-        const partner = await partners.login({ email, password: request.body.password });
-        return { token: await tokens.issue(partner.id), tokenType: 'Bearer' as const, expiresIn: tokenLifetimeSeconds, partner: toPartnerView(partner) };
-      } catch (error) {
-        if (error instanceof AppError && error.code === 'INVALID_CREDENTIALS') await loginFailures.penalize(email);
-        throw error;
-      }
+      const partner = await throttle.attempt({ email, address: request.ip }, reply, () => partners.login({ email, password: request.body.password }));
+      return {
+        token: await tokens.issue(partner.id, partner.sessionVersion),
+        tokenType: 'Bearer' as const,
+        expiresIn: tokenLifetimeSeconds,
+        partner: toPartnerView(partner),
+      };
     },
   );
 }

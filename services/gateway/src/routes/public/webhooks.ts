@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { deliveryStatuses } from '@esim/vocabulary';
+import type { RateLimit } from '../../auth/rateLimits.js';
 import type { WebhooksClient } from '../../backends.js';
 import { component } from '../../http/components.js';
 import { pageOf, pageQuery, pagination, problems } from '../../http/schemas.js';
@@ -14,10 +15,12 @@ const testEventAccepted = component(z.object({ eventId: z.string().describe('evt
 export interface WebhookRouteDeps {
   webhooks: WebhooksClient;
   doors: PartnerDoors;
+  /** Test events per partner (§3: at most 10 a minute), each one stored and POSTed. */
+  testLimit?: RateLimit;
 }
 
 /** The partner's own webhook delivery log and test event, in the portal (§9, JWT). */
-export function webhookRoutes(app: FastifyInstance, { webhooks, doors }: WebhookRouteDeps): void {
+export function webhookRoutes(app: FastifyInstance, { webhooks, doors, testLimit }: WebhookRouteDeps): void {
   const typed = app.withTypeProvider<ZodTypeProvider>();
   const door = doors.portal;
   const tags = ['Portal'];
@@ -54,9 +57,11 @@ export function webhookRoutes(app: FastifyInstance, { webhooks, doors }: Webhook
         summary: 'Send yourself a test webhook',
         description: 'Queues a `webhook.test` event, signed and retried like every event, and listed in your delivery log.',
         security: door.security,
-        response: { 202: testEventAccepted, ...door.problems },
+        response: { 202: testEventAccepted, ...problems(429), ...door.problems },
       },
       onRequest: door.onRequest,
+      // Counted without touching the portal's RateLimit-* headers, which stay the per-partner portal quota's.
+      preHandler: async (request, reply) => testLimit?.countAttempt(accountOf(request).partnerId, reply, 'At most 10 test webhooks a minute; retry later.'),
     },
     async (request, reply) => reply.code(202).send({ eventId: (await webhooks.sendTestEvent({ partnerId: accountOf(request).partnerId })).eventId }),
   );

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file common/v1/common.proto.
  */
 export const file_common_v1_common: GenFile = /*@__PURE__*/
-  fileDesc("ChZjb21tb24vdjEvY29tbW9uLnByb3RvEgljb21tb24udjEiNAoMQXVkaXRDb250ZXh0EhAKCG9wZXJhdG9yGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkiKgoLUGFnZVJlcXVlc3QSDAoEcGFnZRgBIAEoBRINCgVsaW1pdBgCIAEoBWIGcHJvdG8z");
+  fileDesc("ChZjb21tb24vdjEvY29tbW9uLnByb3RvEgljb21tb24udjEiQgoMQXVkaXRDb250ZXh0EhAKCG9wZXJhdG9yGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkSDAoEbm90ZRgDIAEoCSIqCgtQYWdlUmVxdWVzdBIMCgRwYWdlGAEgASgFEg0KBWxpbWl0GAIgASgFYgZwcm90bzM");
 
 /**
  * Who asked for an operator action; written to the audit log with it.
@@ -19,7 +19,8 @@ export const file_common_v1_common: GenFile = /*@__PURE__*/
  */
 export type AuditContext = Message<"common.v1.AuditContext"> & {
   /**
-   * Free-form operator name from the X-Operator header; empty when absent.
+   * The authenticated actor: an operator id (opr_…), `admin-token` for the
+   * break-glass ADMIN_TOKEN, or `partner:<id>` for a partner's own change.
    *
    * @generated from field: string operator = 1;
    */
@@ -29,6 +30,13 @@ export type AuditContext = Message<"common.v1.AuditContext"> & {
    * @generated from field: string request_id = 2;
    */
   requestId: string;
+
+  /**
+   * The free-text X-Operator header, kept as a note and never taken as the actor.
+   *
+   * @generated from field: string note = 3;
+   */
+  note: string;
 };
 
 /**

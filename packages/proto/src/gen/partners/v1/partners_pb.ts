@@ -12,7 +12,350 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file partners/v1/partners.proto.
  */
 export const file_partners_v1_partners: GenFile = /*@__PURE__*/
-  fileDesc("ChpwYXJ0bmVycy92MS9wYXJ0bmVycy5wcm90bxILcGFydG5lcnMudjEi0wEKB1BhcnRuZXISCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRINCgVlbWFpbBgDIAEoCRIPCgdjb21wYW55GAQgASgJEg4KBnN0YXR1cxgFIAEoCRIMCgR0aWVyGAYgASgJEhgKC3dlYmhvb2tfdXJsGAcgASgJSACIAQESEgoKY3JlYXRlZF9hdBgIIAEoCRIdChByZWplY3Rpb25fcmVhc29uGAkgASgJSAGIAQFCDgoMX3dlYmhvb2tfdXJsQhMKEV9yZWplY3Rpb25fcmVhc29uIpwBCgZBcGlLZXkSCgoCaWQYASABKAkSDgoGcHJlZml4GAIgASgJEg4KBnNjb3BlcxgDIAMoCRISCgpjcmVhdGVkX2F0GAQgASgJEhkKDGxhc3RfdXNlZF9hdBgFIAEoCUgAiAEBEhcKCnJldm9rZWRfYXQYBiABKAlIAYgBAUIPCg1fbGFzdF91c2VkX2F0Qg0KC19yZXZva2VkX2F0Il0KDVBhcnRuZXJEZXRhaWwSJQoHcGFydG5lchgBIAEoCzIULnBhcnRuZXJzLnYxLlBhcnRuZXISJQoIYXBpX2tleXMYAiADKAsyEy5wYXJ0bmVycy52MS5BcGlLZXkiewoPUmVnaXN0ZXJSZXF1ZXN0EgwKBG5hbWUYASABKAkSDQoFZW1haWwYAiABKAkSDwoHY29tcGFueRgDIAEoCRIQCghwYXNzd29yZBgEIAEoCRIYCgt3ZWJob29rX3VybBgFIAEoCUgAiAEBQg4KDF93ZWJob29rX3VybCIvCgxMb2dpblJlcXVlc3QSDQoFZW1haWwYASABKAkSEAoIcGFzc3dvcmQYAiABKAkiHwoRR2V0UGFydG5lclJlcXVlc3QSCgoCaWQYASABKAkiSwoTTGlzdFBhcnRuZXJzUmVxdWVzdBIOCgZzdGF0dXMYASABKAkSJAoEcGFnZRgCIAEoCzIWLmNvbW1vbi52MS5QYWdlUmVxdWVzdCJNChRMaXN0UGFydG5lcnNSZXNwb25zZRImCghwYXJ0bmVycxgBIAMoCzIULnBhcnRuZXJzLnYxLlBhcnRuZXISDQoFdG90YWwYAiABKAUiugEKFFVwZGF0ZVBhcnRuZXJSZXF1ZXN0EgoKAmlkGAEgASgJEhEKBHRpZXIYAiABKAlIAIgBARIYCgt3ZWJob29rX3VybBgDIAEoCUgBiAEBEhkKEWNsZWFyX3dlYmhvb2tfdXJsGAQgASgIEisKBWF1ZGl0GAUgASgLMhcuY29tbW9uLnYxLkF1ZGl0Q29udGV4dEgCiAEBQgcKBV90aWVyQg4KDF93ZWJob29rX3VybEIICgZfYXVkaXQiWQoVQXBwcm92ZVBhcnRuZXJSZXF1ZXN0EgoKAmlkGAEgASgJEgwKBHRpZXIYAiABKAkSJgoFYXVkaXQYAyABKAsyFy5jb21tb24udjEuQXVkaXRDb250ZXh0IloKFFJlamVjdFBhcnRuZXJSZXF1ZXN0EgoKAmlkGAEgASgJEg4KBnJlYXNvbhgCIAEoCRImCgVhdWRpdBgDIAEoCzIXLmNvbW1vbi52MS5BdWRpdENvbnRleHQieAoUUGFydG5lckFjdGlvblJlcXVlc3QSCgoCaWQYASABKAkSJgoFYXVkaXQYAiABKAsyFy5jb21tb24udjEuQXVkaXRDb250ZXh0EhoKDW92ZXJsYXBfaG91cnMYAyABKAVIAIgBAUIQCg5fb3ZlcmxhcF9ob3VycyIoChJMaXN0QXBpS2V5c1JlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCSI8ChNMaXN0QXBpS2V5c1Jlc3BvbnNlEiUKCGFwaV9rZXlzGAEgAygLMhMucGFydG5lcnMudjEuQXBpS2V5ImAKEklzc3VlQXBpS2V5UmVxdWVzdBISCgpwYXJ0bmVyX2lkGAEgASgJEg4KBnNjb3BlcxgCIAMoCRImCgVhdWRpdBgDIAEoCzIXLmNvbW1vbi52MS5BdWRpdENvbnRleHQiYQoTUmV2b2tlQXBpS2V5UmVxdWVzdBISCgpwYXJ0bmVyX2lkGAEgASgJEg4KBmtleV9pZBgCIAEoCRImCgVhdWRpdBgDIAEoCzIXLmNvbW1vbi52MS5BdWRpdENvbnRleHQiSAobUm90YXRlV2ViaG9va1NlY3JldFJlc3BvbnNlEhIKCnJvdGF0ZWRfYXQYASABKAkSFQoNc2VhbGVkX3NlY3JldBgCIAEoCSIlChNMb29rdXBBcGlLZXlSZXF1ZXN0Eg4KBnByZWZpeBgBIAEoCSKSAQoQQXBpS2V5Q3JlZGVudGlhbBIOCgZrZXlfaWQYASABKAkSEgoKcGFydG5lcl9pZBgCIAEoCRITCgtzZWNyZXRfaGFzaBgDIAEoCRIOCgZzY29wZXMYBCADKAkSDwoHcmV2b2tlZBgFIAEoCBIWCg5wYXJ0bmVyX3N0YXR1cxgGIAEoCRIMCgR0aWVyGAcgASgJIiQKElRvdWNoQXBpS2V5UmVxdWVzdBIOCgZrZXlfaWQYASABKAkiFQoTVG91Y2hBcGlLZXlSZXNwb25zZSKHAgoKQXVkaXRFbnRyeRIKCgJpZBgBIAEoCRIOCgZhY3Rpb24YAiABKAkSDgoGdGFyZ2V0GAMgASgJEhAKCG9wZXJhdG9yGAQgASgJEhIKCnJlcXVlc3RfaWQYBSABKAkSEgoKY3JlYXRlZF9hdBgHIAEoCRI1CgdkZXRhaWxzGAggAygLMiQucGFydG5lcnMudjEuQXVkaXRFbnRyeS5EZXRhaWxzRW50cnkaSAoMRGV0YWlsc0VudHJ5EgsKA2tleRgBIAEoCRInCgV2YWx1ZRgCIAEoCzIYLnBhcnRuZXJzLnYxLkF1ZGl0RGV0YWlsOgI4AUoECAYQB1IMZGV0YWlsc19qc29uInAKC0F1ZGl0RGV0YWlsEg4KBHRleHQYASABKAlIABIQCgZudW1iZXIYAiABKAFIABIOCgRmbGFnGAMgASgISAASJgoFdGV4dHMYBCABKAsyFS5wYXJ0bmVycy52MS5UZXh0TGlzdEgAQgcKBXZhbHVlIhoKCFRleHRMaXN0Eg4KBnZhbHVlcxgBIAMoCSI/ChdMaXN0QXVkaXRFbnRyaWVzUmVxdWVzdBIkCgRwYWdlGAEgASgLMhYuY29tbW9uLnYxLlBhZ2VSZXF1ZXN0IlMKGExpc3RBdWRpdEVudHJpZXNSZXNwb25zZRIoCgdlbnRyaWVzGAEgAygLMhcucGFydG5lcnMudjEuQXVkaXRFbnRyeRINCgV0b3RhbBgCIAEoBSIvChlHZXRXZWJob29rRW5kcG9pbnRSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAki6QEKD1dlYmhvb2tFbmRwb2ludBIQCgN1cmwYASABKAlIAIgBARIVCg1zZWFsZWRfc2VjcmV0GAIgASgJEg4KBnN0YXR1cxgDIAEoCRINCgVlbWFpbBgEIAEoCRIjChZwcmV2aW91c19zZWFsZWRfc2VjcmV0GAUgASgJSAGIAQESJwoacHJldmlvdXNfc2VjcmV0X2V4cGlyZXNfYXQYBiABKAlIAogBAUIGCgRfdXJsQhkKF19wcmV2aW91c19zZWFsZWRfc2VjcmV0Qh0KG19wcmV2aW91c19zZWNyZXRfZXhwaXJlc19hdDLECgoPUGFydG5lcnNTZXJ2aWNlEj4KCFJlZ2lzdGVyEhwucGFydG5lcnMudjEuUmVnaXN0ZXJSZXF1ZXN0GhQucGFydG5lcnMudjEuUGFydG5lchI4CgVMb2dpbhIZLnBhcnRuZXJzLnYxLkxvZ2luUmVxdWVzdBoULnBhcnRuZXJzLnYxLlBhcnRuZXISSAoKR2V0UGFydG5lchIeLnBhcnRuZXJzLnYxLkdldFBhcnRuZXJSZXF1ZXN0GhoucGFydG5lcnMudjEuUGFydG5lckRldGFpbBJTCgxMaXN0UGFydG5lcnMSIC5wYXJ0bmVycy52MS5MaXN0UGFydG5lcnNSZXF1ZXN0GiEucGFydG5lcnMudjEuTGlzdFBhcnRuZXJzUmVzcG9uc2USSAoNVXBkYXRlUGFydG5lchIhLnBhcnRuZXJzLnYxLlVwZGF0ZVBhcnRuZXJSZXF1ZXN0GhQucGFydG5lcnMudjEuUGFydG5lchJKCg5BcHByb3ZlUGFydG5lchIiLnBhcnRuZXJzLnYxLkFwcHJvdmVQYXJ0bmVyUmVxdWVzdBoULnBhcnRuZXJzLnYxLlBhcnRuZXISSAoNUmVqZWN0UGFydG5lchIhLnBhcnRuZXJzLnYxLlJlamVjdFBhcnRuZXJSZXF1ZXN0GhQucGFydG5lcnMudjEuUGFydG5lchJJCg5TdXNwZW5kUGFydG5lchIhLnBhcnRuZXJzLnYxLlBhcnRuZXJBY3Rpb25SZXF1ZXN0GhQucGFydG5lcnMudjEuUGFydG5lchJLChBSZWluc3RhdGVQYXJ0bmVyEiEucGFydG5lcnMudjEuUGFydG5lckFjdGlvblJlcXVlc3QaFC5wYXJ0bmVycy52MS5QYXJ0bmVyElAKC0xpc3RBcGlLZXlzEh8ucGFydG5lcnMudjEuTGlzdEFwaUtleXNSZXF1ZXN0GiAucGFydG5lcnMudjEuTGlzdEFwaUtleXNSZXNwb25zZRJDCgtJc3N1ZUFwaUtleRIfLnBhcnRuZXJzLnYxLklzc3VlQXBpS2V5UmVxdWVzdBoTLnBhcnRuZXJzLnYxLkFwaUtleRJFCgxSZXZva2VBcGlLZXkSIC5wYXJ0bmVycy52MS5SZXZva2VBcGlLZXlSZXF1ZXN0GhMucGFydG5lcnMudjEuQXBpS2V5EmIKE1JvdGF0ZVdlYmhvb2tTZWNyZXQSIS5wYXJ0bmVycy52MS5QYXJ0bmVyQWN0aW9uUmVxdWVzdBooLnBhcnRuZXJzLnYxLlJvdGF0ZVdlYmhvb2tTZWNyZXRSZXNwb25zZRJPCgxMb29rdXBBcGlLZXkSIC5wYXJ0bmVycy52MS5Mb29rdXBBcGlLZXlSZXF1ZXN0Gh0ucGFydG5lcnMudjEuQXBpS2V5Q3JlZGVudGlhbBJQCgtUb3VjaEFwaUtleRIfLnBhcnRuZXJzLnYxLlRvdWNoQXBpS2V5UmVxdWVzdBogLnBhcnRuZXJzLnYxLlRvdWNoQXBpS2V5UmVzcG9uc2USXwoQTGlzdEF1ZGl0RW50cmllcxIkLnBhcnRuZXJzLnYxLkxpc3RBdWRpdEVudHJpZXNSZXF1ZXN0GiUucGFydG5lcnMudjEuTGlzdEF1ZGl0RW50cmllc1Jlc3BvbnNlEloKEkdldFdlYmhvb2tFbmRwb2ludBImLnBhcnRuZXJzLnYxLkdldFdlYmhvb2tFbmRwb2ludFJlcXVlc3QaHC5wYXJ0bmVycy52MS5XZWJob29rRW5kcG9pbnRiBnByb3RvMw", [file_common_v1_common]);
+  fileDesc("ChpwYXJ0bmVycy92MS9wYXJ0bmVycy5wcm90bxILcGFydG5lcnMudjEiIwoSVmVyaWZ5RW1haWxSZXF1ZXN0Eg0KBXRva2VuGAEgASgJIh0KDEVtYWlsUmVxdWVzdBINCgVlbWFpbBgBIAEoCSISChBBY2NlcHRlZFJlc3BvbnNlIj4KG0NvbmZpcm1QYXNzd29yZFJlc2V0UmVxdWVzdBINCgV0b2tlbhgBIAEoCRIQCghwYXNzd29yZBgCIAEoCSJvChVDaGFuZ2VQYXNzd29yZFJlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRIYChBjdXJyZW50X3Bhc3N3b3JkGAIgASgJEhQKDG5ld19wYXNzd29yZBgDIAEoCRISCgpyZXF1ZXN0X2lkGAQgASgJIqkBCghPcGVyYXRvchIKCgJpZBgBIAEoCRINCgVlbWFpbBgCIAEoCRIMCgRuYW1lGAMgASgJEgwKBHJvbGUYBCABKAkSEgoKY3JlYXRlZF9hdBgFIAEoCRIZCgxsYXN0X3VzZWRfYXQYBiABKAlIAIgBARIXCgpyZXZva2VkX2F0GAcgASgJSAGIAQFCDwoNX2xhc3RfdXNlZF9hdEINCgtfcmV2b2tlZF9hdCJqChVDcmVhdGVPcGVyYXRvclJlcXVlc3QSDQoFZW1haWwYASABKAkSDAoEbmFtZRgCIAEoCRIMCgRyb2xlGAMgASgJEiYKBWF1ZGl0GAQgASgLMhcuY29tbW9uLnYxLkF1ZGl0Q29udGV4dCI8ChRMaXN0T3BlcmF0b3JzUmVxdWVzdBIkCgRwYWdlGAEgASgLMhYuY29tbW9uLnYxLlBhZ2VSZXF1ZXN0IlAKFUxpc3RPcGVyYXRvcnNSZXNwb25zZRIoCglvcGVyYXRvcnMYASADKAsyFS5wYXJ0bmVycy52MS5PcGVyYXRvchINCgV0b3RhbBgCIAEoBSJLChVPcGVyYXRvckFjdGlvblJlcXVlc3QSCgoCaWQYASABKAkSJgoFYXVkaXQYAiABKAsyFy5jb21tb24udjEuQXVkaXRDb250ZXh0Il0KGVVwZGF0ZU9wZXJhdG9yUm9sZVJlcXVlc3QSCgoCaWQYASABKAkSDAoEcm9sZRgCIAEoCRImCgVhdWRpdBgDIAEoCzIXLmNvbW1vbi52MS5BdWRpdENvbnRleHQiLAoaTG9va3VwT3BlcmF0b3JUb2tlblJlcXVlc3QSDgoGcHJlZml4GAEgASgJImwKEk9wZXJhdG9yQ3JlZGVudGlhbBITCgtvcGVyYXRvcl9pZBgBIAEoCRINCgVlbWFpbBgCIAEoCRIMCgRyb2xlGAMgASgJEhMKC3NlY3JldF9oYXNoGAQgASgJEg8KB3Jldm9rZWQYBSABKAgiKwoUVG91Y2hPcGVyYXRvclJlcXVlc3QSEwoLb3BlcmF0b3JfaWQYASABKAkihAIKB1BhcnRuZXISCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRINCgVlbWFpbBgDIAEoCRIPCgdjb21wYW55GAQgASgJEg4KBnN0YXR1cxgFIAEoCRIMCgR0aWVyGAYgASgJEhgKC3dlYmhvb2tfdXJsGAcgASgJSACIAQESEgoKY3JlYXRlZF9hdBgIIAEoCRIdChByZWplY3Rpb25fcmVhc29uGAkgASgJSAGIAQESFgoOZW1haWxfdmVyaWZpZWQYCiABKAgSFwoPc2Vzc2lvbl92ZXJzaW9uGAsgASgFQg4KDF93ZWJob29rX3VybEITChFfcmVqZWN0aW9uX3JlYXNvbiKcAQoGQXBpS2V5EgoKAmlkGAEgASgJEg4KBnByZWZpeBgCIAEoCRIOCgZzY29wZXMYAyADKAkSEgoKY3JlYXRlZF9hdBgEIAEoCRIZCgxsYXN0X3VzZWRfYXQYBSABKAlIAIgBARIXCgpyZXZva2VkX2F0GAYgASgJSAGIAQFCDwoNX2xhc3RfdXNlZF9hdEINCgtfcmV2b2tlZF9hdCJdCg1QYXJ0bmVyRGV0YWlsEiUKB3BhcnRuZXIYASABKAsyFC5wYXJ0bmVycy52MS5QYXJ0bmVyEiUKCGFwaV9rZXlzGAIgAygLMhMucGFydG5lcnMudjEuQXBpS2V5InsKD1JlZ2lzdGVyUmVxdWVzdBIMCgRuYW1lGAEgASgJEg0KBWVtYWlsGAIgASgJEg8KB2NvbXBhbnkYAyABKAkSEAoIcGFzc3dvcmQYBCABKAkSGAoLd2ViaG9va191cmwYBSABKAlIAIgBAUIOCgxfd2ViaG9va191cmwiLwoMTG9naW5SZXF1ZXN0Eg0KBWVtYWlsGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJIh8KEUdldFBhcnRuZXJSZXF1ZXN0EgoKAmlkGAEgASgJIksKE0xpc3RQYXJ0bmVyc1JlcXVlc3QSDgoGc3RhdHVzGAEgASgJEiQKBHBhZ2UYAiABKAsyFi5jb21tb24udjEuUGFnZVJlcXVlc3QiTQoUTGlzdFBhcnRuZXJzUmVzcG9uc2USJgoIcGFydG5lcnMYASADKAsyFC5wYXJ0bmVycy52MS5QYXJ0bmVyEg0KBXRvdGFsGAIgASgFIroBChRVcGRhdGVQYXJ0bmVyUmVxdWVzdBIKCgJpZBgBIAEoCRIRCgR0aWVyGAIgASgJSACIAQESGAoLd2ViaG9va191cmwYAyABKAlIAYgBARIZChFjbGVhcl93ZWJob29rX3VybBgEIAEoCBIrCgVhdWRpdBgFIAEoCzIXLmNvbW1vbi52MS5BdWRpdENvbnRleHRIAogBAUIHCgVfdGllckIOCgxfd2ViaG9va191cmxCCAoGX2F1ZGl0IlkKFUFwcHJvdmVQYXJ0bmVyUmVxdWVzdBIKCgJpZBgBIAEoCRIMCgR0aWVyGAIgASgJEiYKBWF1ZGl0GAMgASgLMhcuY29tbW9uLnYxLkF1ZGl0Q29udGV4dCJaChRSZWplY3RQYXJ0bmVyUmVxdWVzdBIKCgJpZBgBIAEoCRIOCgZyZWFzb24YAiABKAkSJgoFYXVkaXQYAyABKAsyFy5jb21tb24udjEuQXVkaXRDb250ZXh0IngKFFBhcnRuZXJBY3Rpb25SZXF1ZXN0EgoKAmlkGAEgASgJEiYKBWF1ZGl0GAIgASgLMhcuY29tbW9uLnYxLkF1ZGl0Q29udGV4dBIaCg1vdmVybGFwX2hvdXJzGAMgASgFSACIAQFCEAoOX292ZXJsYXBfaG91cnMiKAoSTGlzdEFwaUtleXNSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkiPAoTTGlzdEFwaUtleXNSZXNwb25zZRIlCghhcGlfa2V5cxgBIAMoCzITLnBhcnRuZXJzLnYxLkFwaUtleSJgChJJc3N1ZUFwaUtleVJlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRIOCgZzY29wZXMYAiADKAkSJgoFYXVkaXQYAyABKAsyFy5jb21tb24udjEuQXVkaXRDb250ZXh0ImEKE1Jldm9rZUFwaUtleVJlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRIOCgZrZXlfaWQYAiABKAkSJgoFYXVkaXQYAyABKAsyFy5jb21tb24udjEuQXVkaXRDb250ZXh0IkgKG1JvdGF0ZVdlYmhvb2tTZWNyZXRSZXNwb25zZRISCgpyb3RhdGVkX2F0GAEgASgJEhUKDXNlYWxlZF9zZWNyZXQYAiABKAkiJQoTTG9va3VwQXBpS2V5UmVxdWVzdBIOCgZwcmVmaXgYASABKAkikgEKEEFwaUtleUNyZWRlbnRpYWwSDgoGa2V5X2lkGAEgASgJEhIKCnBhcnRuZXJfaWQYAiABKAkSEwoLc2VjcmV0X2hhc2gYAyABKAkSDgoGc2NvcGVzGAQgAygJEg8KB3Jldm9rZWQYBSABKAgSFgoOcGFydG5lcl9zdGF0dXMYBiABKAkSDAoEdGllchgHIAEoCSIkChJUb3VjaEFwaUtleVJlcXVlc3QSDgoGa2V5X2lkGAEgASgJIhUKE1RvdWNoQXBpS2V5UmVzcG9uc2UitwIKCkF1ZGl0RW50cnkSCgoCaWQYASABKAkSDgoGYWN0aW9uGAIgASgJEg4KBnRhcmdldBgDIAEoCRIQCghvcGVyYXRvchgEIAEoCRISCgpyZXF1ZXN0X2lkGAUgASgJEhIKCmNyZWF0ZWRfYXQYByABKAkSNQoHZGV0YWlscxgIIAMoCzIkLnBhcnRuZXJzLnYxLkF1ZGl0RW50cnkuRGV0YWlsc0VudHJ5EhsKDm9wZXJhdG9yX2VtYWlsGAkgASgJSACIAQEaSAoMRGV0YWlsc0VudHJ5EgsKA2tleRgBIAEoCRInCgV2YWx1ZRgCIAEoCzIYLnBhcnRuZXJzLnYxLkF1ZGl0RGV0YWlsOgI4AUIRCg9fb3BlcmF0b3JfZW1haWxKBAgGEAdSDGRldGFpbHNfanNvbiJwCgtBdWRpdERldGFpbBIOCgR0ZXh0GAEgASgJSAASEAoGbnVtYmVyGAIgASgBSAASDgoEZmxhZxgDIAEoCEgAEiYKBXRleHRzGAQgASgLMhUucGFydG5lcnMudjEuVGV4dExpc3RIAEIHCgV2YWx1ZSIaCghUZXh0TGlzdBIOCgZ2YWx1ZXMYASADKAkiPwoXTGlzdEF1ZGl0RW50cmllc1JlcXVlc3QSJAoEcGFnZRgBIAEoCzIWLmNvbW1vbi52MS5QYWdlUmVxdWVzdCJTChhMaXN0QXVkaXRFbnRyaWVzUmVzcG9uc2USKAoHZW50cmllcxgBIAMoCzIXLnBhcnRuZXJzLnYxLkF1ZGl0RW50cnkSDQoFdG90YWwYAiABKAUiLwoZR2V0V2ViaG9va0VuZHBvaW50UmVxdWVzdBISCgpwYXJ0bmVyX2lkGAEgASgJIukBCg9XZWJob29rRW5kcG9pbnQSEAoDdXJsGAEgASgJSACIAQESFQoNc2VhbGVkX3NlY3JldBgCIAEoCRIOCgZzdGF0dXMYAyABKAkSDQoFZW1haWwYBCABKAkSIwoWcHJldmlvdXNfc2VhbGVkX3NlY3JldBgFIAEoCUgBiAEBEicKGnByZXZpb3VzX3NlY3JldF9leHBpcmVzX2F0GAYgASgJSAKIAQFCBgoEX3VybEIZChdfcHJldmlvdXNfc2VhbGVkX3NlY3JldEIdChtfcHJldmlvdXNfc2VjcmV0X2V4cGlyZXNfYXQyzhEKD1BhcnRuZXJzU2VydmljZRI+CghSZWdpc3RlchIcLnBhcnRuZXJzLnYxLlJlZ2lzdGVyUmVxdWVzdBoULnBhcnRuZXJzLnYxLlBhcnRuZXISOAoFTG9naW4SGS5wYXJ0bmVycy52MS5Mb2dpblJlcXVlc3QaFC5wYXJ0bmVycy52MS5QYXJ0bmVyEkgKCkdldFBhcnRuZXISHi5wYXJ0bmVycy52MS5HZXRQYXJ0bmVyUmVxdWVzdBoaLnBhcnRuZXJzLnYxLlBhcnRuZXJEZXRhaWwSUwoMTGlzdFBhcnRuZXJzEiAucGFydG5lcnMudjEuTGlzdFBhcnRuZXJzUmVxdWVzdBohLnBhcnRuZXJzLnYxLkxpc3RQYXJ0bmVyc1Jlc3BvbnNlEkgKDVVwZGF0ZVBhcnRuZXISIS5wYXJ0bmVycy52MS5VcGRhdGVQYXJ0bmVyUmVxdWVzdBoULnBhcnRuZXJzLnYxLlBhcnRuZXISSgoOQXBwcm92ZVBhcnRuZXISIi5wYXJ0bmVycy52MS5BcHByb3ZlUGFydG5lclJlcXVlc3QaFC5wYXJ0bmVycy52MS5QYXJ0bmVyEkgKDVJlamVjdFBhcnRuZXISIS5wYXJ0bmVycy52MS5SZWplY3RQYXJ0bmVyUmVxdWVzdBoULnBhcnRuZXJzLnYxLlBhcnRuZXISSQoOU3VzcGVuZFBhcnRuZXISIS5wYXJ0bmVycy52MS5QYXJ0bmVyQWN0aW9uUmVxdWVzdBoULnBhcnRuZXJzLnYxLlBhcnRuZXISSwoQUmVpbnN0YXRlUGFydG5lchIhLnBhcnRuZXJzLnYxLlBhcnRuZXJBY3Rpb25SZXF1ZXN0GhQucGFydG5lcnMudjEuUGFydG5lchJQCgtMaXN0QXBpS2V5cxIfLnBhcnRuZXJzLnYxLkxpc3RBcGlLZXlzUmVxdWVzdBogLnBhcnRuZXJzLnYxLkxpc3RBcGlLZXlzUmVzcG9uc2USQwoLSXNzdWVBcGlLZXkSHy5wYXJ0bmVycy52MS5Jc3N1ZUFwaUtleVJlcXVlc3QaEy5wYXJ0bmVycy52MS5BcGlLZXkSRQoMUmV2b2tlQXBpS2V5EiAucGFydG5lcnMudjEuUmV2b2tlQXBpS2V5UmVxdWVzdBoTLnBhcnRuZXJzLnYxLkFwaUtleRJiChNSb3RhdGVXZWJob29rU2VjcmV0EiEucGFydG5lcnMudjEuUGFydG5lckFjdGlvblJlcXVlc3QaKC5wYXJ0bmVycy52MS5Sb3RhdGVXZWJob29rU2VjcmV0UmVzcG9uc2USTwoMTG9va3VwQXBpS2V5EiAucGFydG5lcnMudjEuTG9va3VwQXBpS2V5UmVxdWVzdBodLnBhcnRuZXJzLnYxLkFwaUtleUNyZWRlbnRpYWwSUAoLVG91Y2hBcGlLZXkSHy5wYXJ0bmVycy52MS5Ub3VjaEFwaUtleVJlcXVlc3QaIC5wYXJ0bmVycy52MS5Ub3VjaEFwaUtleVJlc3BvbnNlEl8KEExpc3RBdWRpdEVudHJpZXMSJC5wYXJ0bmVycy52MS5MaXN0QXVkaXRFbnRyaWVzUmVxdWVzdBolLnBhcnRuZXJzLnYxLkxpc3RBdWRpdEVudHJpZXNSZXNwb25zZRJaChJHZXRXZWJob29rRW5kcG9pbnQSJi5wYXJ0bmVycy52MS5HZXRXZWJob29rRW5kcG9pbnRSZXF1ZXN0GhwucGFydG5lcnMudjEuV2ViaG9va0VuZHBvaW50EkQKC1ZlcmlmeUVtYWlsEh8ucGFydG5lcnMudjEuVmVyaWZ5RW1haWxSZXF1ZXN0GhQucGFydG5lcnMudjEuUGFydG5lchJOChJSZXNlbmRWZXJpZmljYXRpb24SGS5wYXJ0bmVycy52MS5FbWFpbFJlcXVlc3QaHS5wYXJ0bmVycy52MS5BY2NlcHRlZFJlc3BvbnNlElAKFFJlcXVlc3RQYXNzd29yZFJlc2V0EhkucGFydG5lcnMudjEuRW1haWxSZXF1ZXN0Gh0ucGFydG5lcnMudjEuQWNjZXB0ZWRSZXNwb25zZRJWChRDb25maXJtUGFzc3dvcmRSZXNldBIoLnBhcnRuZXJzLnYxLkNvbmZpcm1QYXNzd29yZFJlc2V0UmVxdWVzdBoULnBhcnRuZXJzLnYxLlBhcnRuZXISSgoOQ2hhbmdlUGFzc3dvcmQSIi5wYXJ0bmVycy52MS5DaGFuZ2VQYXNzd29yZFJlcXVlc3QaFC5wYXJ0bmVycy52MS5QYXJ0bmVyEksKDkNyZWF0ZU9wZXJhdG9yEiIucGFydG5lcnMudjEuQ3JlYXRlT3BlcmF0b3JSZXF1ZXN0GhUucGFydG5lcnMudjEuT3BlcmF0b3ISVgoNTGlzdE9wZXJhdG9ycxIhLnBhcnRuZXJzLnYxLkxpc3RPcGVyYXRvcnNSZXF1ZXN0GiIucGFydG5lcnMudjEuTGlzdE9wZXJhdG9yc1Jlc3BvbnNlEksKDlJldm9rZU9wZXJhdG9yEiIucGFydG5lcnMudjEuT3BlcmF0b3JBY3Rpb25SZXF1ZXN0GhUucGFydG5lcnMudjEuT3BlcmF0b3ISUwoSVXBkYXRlT3BlcmF0b3JSb2xlEiYucGFydG5lcnMudjEuVXBkYXRlT3BlcmF0b3JSb2xlUmVxdWVzdBoVLnBhcnRuZXJzLnYxLk9wZXJhdG9yEl8KE0xvb2t1cE9wZXJhdG9yVG9rZW4SJy5wYXJ0bmVycy52MS5Mb29rdXBPcGVyYXRvclRva2VuUmVxdWVzdBofLnBhcnRuZXJzLnYxLk9wZXJhdG9yQ3JlZGVudGlhbBJUCg1Ub3VjaE9wZXJhdG9yEiEucGFydG5lcnMudjEuVG91Y2hPcGVyYXRvclJlcXVlc3QaIC5wYXJ0bmVycy52MS5Ub3VjaEFwaUtleVJlc3BvbnNlYgZwcm90bzM", [file_common_v1_common]);
+
+/**
+ * @generated from message partners.v1.VerifyEmailRequest
+ */
+export type VerifyEmailRequest = Message<"partners.v1.VerifyEmailRequest"> & {
+  /**
+   * @generated from field: string token = 1;
+   */
+  token: string;
+};
+
+/**
+ * Describes the message partners.v1.VerifyEmailRequest.
+ * Use `create(VerifyEmailRequestSchema)` to create a new message.
+ */
+export const VerifyEmailRequestSchema: GenMessage<VerifyEmailRequest> = /*@__PURE__*/
+  messageDesc(file_partners_v1_partners, 0);
+
+/**
+ * @generated from message partners.v1.EmailRequest
+ */
+export type EmailRequest = Message<"partners.v1.EmailRequest"> & {
+  /**
+   * @generated from field: string email = 1;
+   */
+  email: string;
+};
+
+/**
+ * Describes the message partners.v1.EmailRequest.
+ * Use `create(EmailRequestSchema)` to create a new message.
+ */
+export const EmailRequestSchema: GenMessage<EmailRequest> = /*@__PURE__*/
+  messageDesc(file_partners_v1_partners, 1);
+
+/**
+ * @generated from message partners.v1.AcceptedResponse
+ */
+export type AcceptedResponse = Message<"partners.v1.AcceptedResponse"> & {
+};
+
+/**
+ * Describes the message partners.v1.AcceptedResponse.
+ * Use `create(AcceptedResponseSchema)` to create a new message.
+ */
+export const AcceptedResponseSchema: GenMessage<AcceptedResponse> = /*@__PURE__*/
+  messageDesc(file_partners_v1_partners, 2);
+
+/**
+ * @generated from message partners.v1.ConfirmPasswordResetRequest
+ */
+export type ConfirmPasswordResetRequest = Message<"partners.v1.ConfirmPasswordResetRequest"> & {
+  /**
+   * @generated from field: string token = 1;
+   */
+  token: string;
+
+  /**
+   * @generated from field: string password = 2;
+   */
+  password: string;
+};
+
+/**
+ * Describes the message partners.v1.ConfirmPasswordResetRequest.
+ * Use `create(ConfirmPasswordResetRequestSchema)` to create a new message.
+ */
+export const ConfirmPasswordResetRequestSchema: GenMessage<ConfirmPasswordResetRequest> = /*@__PURE__*/
+  messageDesc(file_partners_v1_partners, 3);
+
+/**
+ * @generated from message partners.v1.ChangePasswordRequest
+ */
+export type ChangePasswordRequest = Message<"partners.v1.ChangePasswordRequest"> & {
+  /**
+   * @generated from field: string partner_id = 1;
+   */
+  partnerId: string;
+
+  /**
+   * @generated from field: string current_password = 2;
+   */
+  currentPassword: string;
+
+  /**
+   * @generated from field: string new_password = 3;
+   */
+  newPassword: string;
+
+  /**
+   * @generated from field: string request_id = 4;
+   */
+  requestId: string;
+};
+
+/**
+ * Describes the message partners.v1.ChangePasswordRequest.
+ * Use `create(ChangePasswordRequestSchema)` to create a new message.
+ */
+export const ChangePasswordRequestSchema: GenMessage<ChangePasswordRequest> = /*@__PURE__*/
+  messageDesc(file_partners_v1_partners, 4);
+
+/**
+ * @generated from message partners.v1.Operator
+ */
+export type Operator = Message<"partners.v1.Operator"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string email = 2;
+   */
+  email: string;
+
+  /**
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * viewer | support | finance | admin
+   *
+   * @generated from field: string role = 4;
+   */
+  role: string;
+
+  /**
+   * @generated from field: string created_at = 5;
+   */
+  createdAt: string;
+
+  /**
+   * @generated from field: optional string last_used_at = 6;
+   */
+  lastUsedAt?: string | undefined;
+
+  /**
+   * @generated from field: optional string revoked_at = 7;
+   */
+  revokedAt?: string | undefined;
+};
+
+/**
+ * Describes the message partners.v1.Operator.
+ * Use `create(OperatorSchema)` to create a new message.
+ */
+export const OperatorSchema: GenMessage<Operator> = /*@__PURE__*/
+  messageDesc(file_partners_v1_partners, 5);
+
+/**
+ * @generated from message partners.v1.CreateOperatorRequest
+ */
+export type CreateOperatorRequest = Message<"partners.v1.CreateOperatorRequest"> & {
+  /**
+   * @generated from field: string email = 1;
+   */
+  email: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string role = 3;
+   */
+  role: string;
+
+  /**
+   * @generated from field: common.v1.AuditContext audit = 4;
+   */
+  audit?: AuditContext | undefined;
+};
+
+/**
+ * Describes the message partners.v1.CreateOperatorRequest.
+ * Use `create(CreateOperatorRequestSchema)` to create a new message.
+ */
+export const CreateOperatorRequestSchema: GenMessage<CreateOperatorRequest> = /*@__PURE__*/
+  messageDesc(file_partners_v1_partners, 6);
+
+/**
+ * @generated from message partners.v1.ListOperatorsRequest
+ */
+export type ListOperatorsRequest = Message<"partners.v1.ListOperatorsRequest"> & {
+  /**
+   * @generated from field: common.v1.PageRequest page = 1;
+   */
+  page?: PageRequest | undefined;
+};
+
+/**
+ * Describes the message partners.v1.ListOperatorsRequest.
+ * Use `create(ListOperatorsRequestSchema)` to create a new message.
+ */
+export const ListOperatorsRequestSchema: GenMessage<ListOperatorsRequest> = /*@__PURE__*/
+  messageDesc(file_partners_v1_partners, 7);
+
+/**
+ * @generated from message partners.v1.ListOperatorsResponse
+ */
+export type ListOperatorsResponse = Message<"partners.v1.ListOperatorsResponse"> & {
+  /**
+   * @generated from field: repeated partners.v1.Operator operators = 1;
+   */
+  operators: Operator[];
+
+  /**
+   * @generated from field: int32 total = 2;
+   */
+  total: number;
+};
+
+/**
+ * Describes the message partners.v1.ListOperatorsResponse.
+ * Use `create(ListOperatorsResponseSchema)` to create a new message.
+ */
+export const ListOperatorsResponseSchema: GenMessage<ListOperatorsResponse> = /*@__PURE__*/
+  messageDesc(file_partners_v1_partners, 8);
+
+/**
+ * @generated from message partners.v1.OperatorActionRequest
+ */
+export type OperatorActionRequest = Message<"partners.v1.OperatorActionRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: common.v1.AuditContext audit = 2;
+   */
+  audit?: AuditContext | undefined;
+};
+
+/**
+ * Describes the message partners.v1.OperatorActionRequest.
+ * Use `create(OperatorActionRequestSchema)` to create a new message.
+ */
+export const OperatorActionRequestSchema: GenMessage<OperatorActionRequest> = /*@__PURE__*/
+  messageDesc(file_partners_v1_partners, 9);
+
+/**
+ * @generated from message partners.v1.UpdateOperatorRoleRequest
+ */
+export type UpdateOperatorRoleRequest = Message<"partners.v1.UpdateOperatorRoleRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string role = 2;
+   */
+  role: string;
+
+  /**
+   * @generated from field: common.v1.AuditContext audit = 3;
+   */
+  audit?: AuditContext | undefined;
+};
+
+/**
+ * Describes the message partners.v1.UpdateOperatorRoleRequest.
+ * Use `create(UpdateOperatorRoleRequestSchema)` to create a new message.
+ */
+export const UpdateOperatorRoleRequestSchema: GenMessage<UpdateOperatorRoleRequest> = /*@__PURE__*/
+  messageDesc(file_partners_v1_partners, 10);
+
+/**
+ * @generated from message partners.v1.LookupOperatorTokenRequest
+ */
+export type LookupOperatorTokenRequest = Message<"partners.v1.LookupOperatorTokenRequest"> & {
+  /**
+   * @generated from field: string prefix = 1;
+   */
+  prefix: string;
+};
+
+/**
+ * Describes the message partners.v1.LookupOperatorTokenRequest.
+ * Use `create(LookupOperatorTokenRequestSchema)` to create a new message.
+ */
+export const LookupOperatorTokenRequestSchema: GenMessage<LookupOperatorTokenRequest> = /*@__PURE__*/
+  messageDesc(file_partners_v1_partners, 11);
+
+/**
+ * @generated from message partners.v1.OperatorCredential
+ */
+export type OperatorCredential = Message<"partners.v1.OperatorCredential"> & {
+  /**
+   * @generated from field: string operator_id = 1;
+   */
+  operatorId: string;
+
+  /**
+   * @generated from field: string email = 2;
+   */
+  email: string;
+
+  /**
+   * @generated from field: string role = 3;
+   */
+  role: string;
+
+  /**
+   * Hex SHA-256 of the token's secret part.
+   *
+   * @generated from field: string secret_hash = 4;
+   */
+  secretHash: string;
+
+  /**
+   * @generated from field: bool revoked = 5;
+   */
+  revoked: boolean;
+};
+
+/**
+ * Describes the message partners.v1.OperatorCredential.
+ * Use `create(OperatorCredentialSchema)` to create a new message.
+ */
+export const OperatorCredentialSchema: GenMessage<OperatorCredential> = /*@__PURE__*/
+  messageDesc(file_partners_v1_partners, 12);
+
+/**
+ * @generated from message partners.v1.TouchOperatorRequest
+ */
+export type TouchOperatorRequest = Message<"partners.v1.TouchOperatorRequest"> & {
+  /**
+   * @generated from field: string operator_id = 1;
+   */
+  operatorId: string;
+};
+
+/**
+ * Describes the message partners.v1.TouchOperatorRequest.
+ * Use `create(TouchOperatorRequestSchema)` to create a new message.
+ */
+export const TouchOperatorRequestSchema: GenMessage<TouchOperatorRequest> = /*@__PURE__*/
+  messageDesc(file_partners_v1_partners, 13);
 
 /**
  * @generated from message partners.v1.Partner
@@ -66,6 +409,18 @@ export type Partner = Message<"partners.v1.Partner"> & {
    * @generated from field: optional string rejection_reason = 9;
    */
   rejectionReason?: string | undefined;
+
+  /**
+   * @generated from field: bool email_verified = 10;
+   */
+  emailVerified: boolean;
+
+  /**
+   * Raised by every password change or reset; portal tokens carry the value they were issued under.
+   *
+   * @generated from field: int32 session_version = 11;
+   */
+  sessionVersion: number;
 };
 
 /**
@@ -73,7 +428,7 @@ export type Partner = Message<"partners.v1.Partner"> & {
  * Use `create(PartnerSchema)` to create a new message.
  */
 export const PartnerSchema: GenMessage<Partner> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 0);
+  messageDesc(file_partners_v1_partners, 14);
 
 /**
  * @generated from message partners.v1.ApiKey
@@ -115,7 +470,7 @@ export type ApiKey = Message<"partners.v1.ApiKey"> & {
  * Use `create(ApiKeySchema)` to create a new message.
  */
 export const ApiKeySchema: GenMessage<ApiKey> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 1);
+  messageDesc(file_partners_v1_partners, 15);
 
 /**
  * @generated from message partners.v1.PartnerDetail
@@ -137,7 +492,7 @@ export type PartnerDetail = Message<"partners.v1.PartnerDetail"> & {
  * Use `create(PartnerDetailSchema)` to create a new message.
  */
 export const PartnerDetailSchema: GenMessage<PartnerDetail> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 2);
+  messageDesc(file_partners_v1_partners, 16);
 
 /**
  * @generated from message partners.v1.RegisterRequest
@@ -174,7 +529,7 @@ export type RegisterRequest = Message<"partners.v1.RegisterRequest"> & {
  * Use `create(RegisterRequestSchema)` to create a new message.
  */
 export const RegisterRequestSchema: GenMessage<RegisterRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 3);
+  messageDesc(file_partners_v1_partners, 17);
 
 /**
  * @generated from message partners.v1.LoginRequest
@@ -196,7 +551,7 @@ export type LoginRequest = Message<"partners.v1.LoginRequest"> & {
  * Use `create(LoginRequestSchema)` to create a new message.
  */
 export const LoginRequestSchema: GenMessage<LoginRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 4);
+  messageDesc(file_partners_v1_partners, 18);
 
 /**
  * @generated from message partners.v1.GetPartnerRequest
@@ -213,7 +568,7 @@ export type GetPartnerRequest = Message<"partners.v1.GetPartnerRequest"> & {
  * Use `create(GetPartnerRequestSchema)` to create a new message.
  */
 export const GetPartnerRequestSchema: GenMessage<GetPartnerRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 5);
+  messageDesc(file_partners_v1_partners, 19);
 
 /**
  * @generated from message partners.v1.ListPartnersRequest
@@ -237,7 +592,7 @@ export type ListPartnersRequest = Message<"partners.v1.ListPartnersRequest"> & {
  * Use `create(ListPartnersRequestSchema)` to create a new message.
  */
 export const ListPartnersRequestSchema: GenMessage<ListPartnersRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 6);
+  messageDesc(file_partners_v1_partners, 20);
 
 /**
  * @generated from message partners.v1.ListPartnersResponse
@@ -259,7 +614,7 @@ export type ListPartnersResponse = Message<"partners.v1.ListPartnersResponse"> &
  * Use `create(ListPartnersResponseSchema)` to create a new message.
  */
 export const ListPartnersResponseSchema: GenMessage<ListPartnersResponse> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 7);
+  messageDesc(file_partners_v1_partners, 21);
 
 /**
  * @generated from message partners.v1.UpdatePartnerRequest
@@ -300,7 +655,7 @@ export type UpdatePartnerRequest = Message<"partners.v1.UpdatePartnerRequest"> &
  * Use `create(UpdatePartnerRequestSchema)` to create a new message.
  */
 export const UpdatePartnerRequestSchema: GenMessage<UpdatePartnerRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 8);
+  messageDesc(file_partners_v1_partners, 22);
 
 /**
  * @generated from message partners.v1.ApprovePartnerRequest
@@ -329,7 +684,7 @@ export type ApprovePartnerRequest = Message<"partners.v1.ApprovePartnerRequest">
  * Use `create(ApprovePartnerRequestSchema)` to create a new message.
  */
 export const ApprovePartnerRequestSchema: GenMessage<ApprovePartnerRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 9);
+  messageDesc(file_partners_v1_partners, 23);
 
 /**
  * @generated from message partners.v1.RejectPartnerRequest
@@ -356,7 +711,7 @@ export type RejectPartnerRequest = Message<"partners.v1.RejectPartnerRequest"> &
  * Use `create(RejectPartnerRequestSchema)` to create a new message.
  */
 export const RejectPartnerRequestSchema: GenMessage<RejectPartnerRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 10);
+  messageDesc(file_partners_v1_partners, 24);
 
 /**
  * @generated from message partners.v1.PartnerActionRequest
@@ -386,7 +741,7 @@ export type PartnerActionRequest = Message<"partners.v1.PartnerActionRequest"> &
  * Use `create(PartnerActionRequestSchema)` to create a new message.
  */
 export const PartnerActionRequestSchema: GenMessage<PartnerActionRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 11);
+  messageDesc(file_partners_v1_partners, 25);
 
 /**
  * @generated from message partners.v1.ListApiKeysRequest
@@ -403,7 +758,7 @@ export type ListApiKeysRequest = Message<"partners.v1.ListApiKeysRequest"> & {
  * Use `create(ListApiKeysRequestSchema)` to create a new message.
  */
 export const ListApiKeysRequestSchema: GenMessage<ListApiKeysRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 12);
+  messageDesc(file_partners_v1_partners, 26);
 
 /**
  * @generated from message partners.v1.ListApiKeysResponse
@@ -420,7 +775,7 @@ export type ListApiKeysResponse = Message<"partners.v1.ListApiKeysResponse"> & {
  * Use `create(ListApiKeysResponseSchema)` to create a new message.
  */
 export const ListApiKeysResponseSchema: GenMessage<ListApiKeysResponse> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 13);
+  messageDesc(file_partners_v1_partners, 27);
 
 /**
  * @generated from message partners.v1.IssueApiKeyRequest
@@ -447,7 +802,7 @@ export type IssueApiKeyRequest = Message<"partners.v1.IssueApiKeyRequest"> & {
  * Use `create(IssueApiKeyRequestSchema)` to create a new message.
  */
 export const IssueApiKeyRequestSchema: GenMessage<IssueApiKeyRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 14);
+  messageDesc(file_partners_v1_partners, 28);
 
 /**
  * @generated from message partners.v1.RevokeApiKeyRequest
@@ -474,7 +829,7 @@ export type RevokeApiKeyRequest = Message<"partners.v1.RevokeApiKeyRequest"> & {
  * Use `create(RevokeApiKeyRequestSchema)` to create a new message.
  */
 export const RevokeApiKeyRequestSchema: GenMessage<RevokeApiKeyRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 15);
+  messageDesc(file_partners_v1_partners, 29);
 
 /**
  * @generated from message partners.v1.RotateWebhookSecretResponse
@@ -499,7 +854,7 @@ export type RotateWebhookSecretResponse = Message<"partners.v1.RotateWebhookSecr
  * Use `create(RotateWebhookSecretResponseSchema)` to create a new message.
  */
 export const RotateWebhookSecretResponseSchema: GenMessage<RotateWebhookSecretResponse> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 16);
+  messageDesc(file_partners_v1_partners, 30);
 
 /**
  * @generated from message partners.v1.LookupApiKeyRequest
@@ -516,7 +871,7 @@ export type LookupApiKeyRequest = Message<"partners.v1.LookupApiKeyRequest"> & {
  * Use `create(LookupApiKeyRequestSchema)` to create a new message.
  */
 export const LookupApiKeyRequestSchema: GenMessage<LookupApiKeyRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 17);
+  messageDesc(file_partners_v1_partners, 31);
 
 /**
  * @generated from message partners.v1.ApiKeyCredential
@@ -565,7 +920,7 @@ export type ApiKeyCredential = Message<"partners.v1.ApiKeyCredential"> & {
  * Use `create(ApiKeyCredentialSchema)` to create a new message.
  */
 export const ApiKeyCredentialSchema: GenMessage<ApiKeyCredential> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 18);
+  messageDesc(file_partners_v1_partners, 32);
 
 /**
  * @generated from message partners.v1.TouchApiKeyRequest
@@ -582,7 +937,7 @@ export type TouchApiKeyRequest = Message<"partners.v1.TouchApiKeyRequest"> & {
  * Use `create(TouchApiKeyRequestSchema)` to create a new message.
  */
 export const TouchApiKeyRequestSchema: GenMessage<TouchApiKeyRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 19);
+  messageDesc(file_partners_v1_partners, 33);
 
 /**
  * @generated from message partners.v1.TouchApiKeyResponse
@@ -595,7 +950,7 @@ export type TouchApiKeyResponse = Message<"partners.v1.TouchApiKeyResponse"> & {
  * Use `create(TouchApiKeyResponseSchema)` to create a new message.
  */
 export const TouchApiKeyResponseSchema: GenMessage<TouchApiKeyResponse> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 20);
+  messageDesc(file_partners_v1_partners, 34);
 
 /**
  * @generated from message partners.v1.AuditEntry
@@ -637,6 +992,13 @@ export type AuditEntry = Message<"partners.v1.AuditEntry"> & {
    * @generated from field: map<string, partners.v1.AuditDetail> details = 8;
    */
   details: { [key: string]: AuditDetail };
+
+  /**
+   * The e-mail of the operator account named by `operator`, when it is one (opr_…).
+   *
+   * @generated from field: optional string operator_email = 9;
+   */
+  operatorEmail?: string | undefined;
 };
 
 /**
@@ -644,7 +1006,7 @@ export type AuditEntry = Message<"partners.v1.AuditEntry"> & {
  * Use `create(AuditEntrySchema)` to create a new message.
  */
 export const AuditEntrySchema: GenMessage<AuditEntry> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 21);
+  messageDesc(file_partners_v1_partners, 35);
 
 /**
  * One fact of an audit entry. No value set is JSON null (a cleared region or webhook URL).
@@ -691,7 +1053,7 @@ export type AuditDetail = Message<"partners.v1.AuditDetail"> & {
  * Use `create(AuditDetailSchema)` to create a new message.
  */
 export const AuditDetailSchema: GenMessage<AuditDetail> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 22);
+  messageDesc(file_partners_v1_partners, 36);
 
 /**
  * @generated from message partners.v1.TextList
@@ -708,7 +1070,7 @@ export type TextList = Message<"partners.v1.TextList"> & {
  * Use `create(TextListSchema)` to create a new message.
  */
 export const TextListSchema: GenMessage<TextList> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 23);
+  messageDesc(file_partners_v1_partners, 37);
 
 /**
  * @generated from message partners.v1.ListAuditEntriesRequest
@@ -725,7 +1087,7 @@ export type ListAuditEntriesRequest = Message<"partners.v1.ListAuditEntriesReque
  * Use `create(ListAuditEntriesRequestSchema)` to create a new message.
  */
 export const ListAuditEntriesRequestSchema: GenMessage<ListAuditEntriesRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 24);
+  messageDesc(file_partners_v1_partners, 38);
 
 /**
  * @generated from message partners.v1.ListAuditEntriesResponse
@@ -747,7 +1109,7 @@ export type ListAuditEntriesResponse = Message<"partners.v1.ListAuditEntriesResp
  * Use `create(ListAuditEntriesResponseSchema)` to create a new message.
  */
 export const ListAuditEntriesResponseSchema: GenMessage<ListAuditEntriesResponse> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 25);
+  messageDesc(file_partners_v1_partners, 39);
 
 /**
  * @generated from message partners.v1.GetWebhookEndpointRequest
@@ -764,7 +1126,7 @@ export type GetWebhookEndpointRequest = Message<"partners.v1.GetWebhookEndpointR
  * Use `create(GetWebhookEndpointRequestSchema)` to create a new message.
  */
 export const GetWebhookEndpointRequestSchema: GenMessage<GetWebhookEndpointRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 26);
+  messageDesc(file_partners_v1_partners, 40);
 
 /**
  * @generated from message partners.v1.WebhookEndpoint
@@ -817,7 +1179,7 @@ export type WebhookEndpoint = Message<"partners.v1.WebhookEndpoint"> & {
  * Use `create(WebhookEndpointSchema)` to create a new message.
  */
 export const WebhookEndpointSchema: GenMessage<WebhookEndpoint> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 27);
+  messageDesc(file_partners_v1_partners, 41);
 
 /**
  * Partner accounts, API keys, webhook secrets and the operator audit log.
@@ -967,6 +1329,102 @@ export const PartnersService: GenService<{
     methodKind: "unary";
     input: typeof GetWebhookEndpointRequestSchema;
     output: typeof WebhookEndpointSchema;
+  },
+  /**
+   * §4 e-mail verification and passwords (#24).
+   *
+   * @generated from rpc partners.v1.PartnersService.VerifyEmail
+   */
+  verifyEmail: {
+    methodKind: "unary";
+    input: typeof VerifyEmailRequestSchema;
+    output: typeof PartnerSchema;
+  },
+  /**
+   * @generated from rpc partners.v1.PartnersService.ResendVerification
+   */
+  resendVerification: {
+    methodKind: "unary";
+    input: typeof EmailRequestSchema;
+    output: typeof AcceptedResponseSchema;
+  },
+  /**
+   * @generated from rpc partners.v1.PartnersService.RequestPasswordReset
+   */
+  requestPasswordReset: {
+    methodKind: "unary";
+    input: typeof EmailRequestSchema;
+    output: typeof AcceptedResponseSchema;
+  },
+  /**
+   * Answers the partner whose password was reset, so the caller can end its sessions.
+   *
+   * @generated from rpc partners.v1.PartnersService.ConfirmPasswordReset
+   */
+  confirmPasswordReset: {
+    methodKind: "unary";
+    input: typeof ConfirmPasswordResetRequestSchema;
+    output: typeof PartnerSchema;
+  },
+  /**
+   * @generated from rpc partners.v1.PartnersService.ChangePassword
+   */
+  changePassword: {
+    methodKind: "unary";
+    input: typeof ChangePasswordRequestSchema;
+    output: typeof PartnerSchema;
+  },
+  /**
+   * §10 operator accounts (#24).
+   *
+   * @generated from rpc partners.v1.PartnersService.CreateOperator
+   */
+  createOperator: {
+    methodKind: "unary";
+    input: typeof CreateOperatorRequestSchema;
+    output: typeof OperatorSchema;
+  },
+  /**
+   * @generated from rpc partners.v1.PartnersService.ListOperators
+   */
+  listOperators: {
+    methodKind: "unary";
+    input: typeof ListOperatorsRequestSchema;
+    output: typeof ListOperatorsResponseSchema;
+  },
+  /**
+   * @generated from rpc partners.v1.PartnersService.RevokeOperator
+   */
+  revokeOperator: {
+    methodKind: "unary";
+    input: typeof OperatorActionRequestSchema;
+    output: typeof OperatorSchema;
+  },
+  /**
+   * @generated from rpc partners.v1.PartnersService.UpdateOperatorRole
+   */
+  updateOperatorRole: {
+    methodKind: "unary";
+    input: typeof UpdateOperatorRoleRequestSchema;
+    output: typeof OperatorSchema;
+  },
+  /**
+   * What the gateway needs to verify an operator token itself: never the secret.
+   *
+   * @generated from rpc partners.v1.PartnersService.LookupOperatorToken
+   */
+  lookupOperatorToken: {
+    methodKind: "unary";
+    input: typeof LookupOperatorTokenRequestSchema;
+    output: typeof OperatorCredentialSchema;
+  },
+  /**
+   * @generated from rpc partners.v1.PartnersService.TouchOperator
+   */
+  touchOperator: {
+    methodKind: "unary";
+    input: typeof TouchOperatorRequestSchema;
+    output: typeof TouchApiKeyResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_partners_v1_partners, 0);
