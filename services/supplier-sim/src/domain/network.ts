@@ -53,11 +53,16 @@ export function installOverEs2(esim: SimEsim, now: Date, fail: boolean): Supplie
   return [progress(esim, now, 3, 'Executed-Success'), progress(esim, now, 4, 'Executed-Success')];
 }
 
-/** The traveller deletes the profile from the device (reported as notification point 5); only an installed one can be. */
+/**
+ * The traveller deletes the profile from the device (reported as
+ * notification point 5). A profile never downloaded is downloaded and
+ * installed first (its points 3 and 4 come first), as use installs it.
+ */
 export function deleteOverEs2(esim: SimEsim, now: Date): SupplierNotification[] {
-  if (esim.status !== 'installed') return [];
+  const installed = esim.status === 'released' ? installOverEs2(esim, now, false) : [];
+  if (esim.status !== 'installed') return installed;
   esim.status = 'deleted';
-  return [progress(esim, now, 5, 'Executed-Success')];
+  return [...installed, progress(esim, now, 5, 'Executed-Success')];
 }
 
 /**
