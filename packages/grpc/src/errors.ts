@@ -38,8 +38,9 @@ const grpcStatusByCode: Record<ErrorCode, status> = {
 const codeKey = 'x-error-code';
 const fieldErrorsKey = 'x-field-errors-bin';
 
-// SQLSTATE class 08 (connection exception), too many connections, the server shutting down or starting; socket errors.
-const outageCodes = /^(08...|53300|57P0[123]|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE)$/;
+// SQLSTATE class 08 (connection exception), too many connections, the server shutting down or starting; socket errors;
+// a statement or a transaction ended by its deadline (57014 statement_timeout, 25P03 idle_in_transaction_session_timeout, #23).
+const outageCodes = /^(08...|53300|57P0[123]|57014|25P03|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE)$/;
 
 /**
  * The service's own infrastructure failing rather than its code: Postgres

@@ -77,6 +77,28 @@ export function operationCommands(program: Command): void {
         await follow(conn, first, options.interval, latest, show);
       }),
     );
+
+  // The reconciliation (contract §11, #23): run it now, or read the latest runs.
+  const reconciliation = program.command('reconciliation').description('the wallet’s ledger against the orders (contract §11)');
+  const findingColumns = ['kind', 'orderId', 'partnerId', 'amount', 'action', 'detail'];
+  reconciliation
+    .command('run')
+    .description('run it now and print each mismatch with what was done')
+    .action(
+      action(async ({ conn, out }) => {
+        const run = await call(conn, 'POST', '/reconciliation/run');
+        print(out, run, () => `${run.mismatches} mismatch(es) in run ${run.id}\n${table(run.findings, findingColumns)}`);
+      }),
+    );
+  reconciliation
+    .command('list')
+    .description('the latest runs, newest first')
+    .action(
+      action(async ({ conn, out }) => {
+        const runs = await call(conn, 'GET', '/reconciliation');
+        print(out, runs, () => table(runs.data, ['id', 'trigger', 'startedAt', 'finishedAt', 'mismatches']));
+      }),
+    );
 }
 
 async function follow(conn: Connection, seen: any[], interval: number, latest: (n: number) => Promise<any[]>, show: (e: any[]) => void): Promise<never> {

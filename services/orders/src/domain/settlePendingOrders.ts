@@ -51,11 +51,12 @@ export function reserveNotAfter(order: { createdAt: Date }): Date {
  * request confirming late, make it a no-op, so each order is settled once.
  * A wallet error ends the round; the next round retries.
  */
-export async function settlePendingOrders(deps: OrdersDeps, options: { olderThanMs: number; maxOrders: number }): Promise<SweepResult> {
+export async function settlePendingOrders(deps: OrdersDeps, options: { olderThanMs: number; maxOrders: number; signal?: AbortSignal }): Promise<SweepResult> {
   const result: SweepResult = { completed: [], dropped: [], skipped: [] };
   const olderThanMs = Math.max(options.olderThanMs, minimumPendingAgeMs);
   const seen: string[] = [];
-  while (seen.length < options.maxOrders) {
+  // Stopping (shutdown) ends the round between orders, never in the middle of one.
+  while (seen.length < options.maxOrders && !options.signal?.aborted) {
     const order = await findStalePendingOrder(deps.pool, olderThanMs, seen);
     if (!order) break;
     seen.push(order.id);

@@ -48,11 +48,13 @@ export type SweepOutcome = 'provisioned' | 'failed' | 'in_progress' | 'unknown' 
  */
 export async function settleProcessingOrders(
   deps: OrdersDeps,
-  options: { olderThanMs: number; maxOrders: number; after?: ProcessingCursor },
+  options: { olderThanMs: number; maxOrders: number; after?: ProcessingCursor; signal?: AbortSignal },
 ): Promise<ProcessingSweepResult> {
   const result: ProcessingSweepResult = { provisioned: [], failed: [], inProgress: [], unknown: [], errors: [] };
   const { orders, last } = await staleProcessingOrders(deps.pool, options.olderThanMs, options.maxOrders, options.after);
   for (const order of orders) {
+    // Stopping (shutdown) ends the round between orders; the next round (any replica's) starts from the oldest again.
+    if (options.signal?.aborted) return result;
     const outcome = await settleOne(deps, order);
     ordersSwept.add(1, { state: outcome });
     if (outcome === 'provisioned') result.provisioned.push(order.id);

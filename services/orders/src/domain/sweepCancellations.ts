@@ -19,9 +19,11 @@ export interface CancelSweepResult {
  * replicas sweeping the same order, or a sweep racing the partner's retry,
  * still refund once and announce once.
  */
-export async function sweepCancellations(deps: OrdersDeps, options: { olderThanMs: number; maxOrders: number }): Promise<CancelSweepResult> {
+export async function sweepCancellations(deps: OrdersDeps, options: { olderThanMs: number; maxOrders: number; signal?: AbortSignal }): Promise<CancelSweepResult> {
   const result: CancelSweepResult = { completed: [], refused: [], deferred: [] };
   for (const order of await staleCancellations(deps.pool, options.olderThanMs, options.maxOrders)) {
+    // Stopping (shutdown) ends the round between orders; the flag keeps the rest for the next replica's round.
+    if (options.signal?.aborted) break;
     try {
       await completeCancellation(deps, order as VisibleOrder, { via: 'sweeper', clearOnFailure: false });
       result.completed.push(order.id);

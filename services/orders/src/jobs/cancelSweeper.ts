@@ -7,9 +7,9 @@ const maxOrdersPerRound = 50;
 
 /** Runs sweepCancellations every `intervalMs` (see startRounds); a failed round is retried next round. */
 export function startCancelSweeper(deps: OrdersDeps, options: { intervalMs: number; olderThanMs: number }): Stoppable {
-  return startRounds(options.intervalMs, async () => {
+  return startRounds(options.intervalMs, async (signal) => {
     try {
-      const result = await sweepCancellations(deps, { olderThanMs: options.olderThanMs, maxOrders: maxOrdersPerRound });
+      const result = await sweepCancellations(deps, { olderThanMs: options.olderThanMs, maxOrders: maxOrdersPerRound, signal });
       if (result.completed.length + result.refused.length > 0) {
         deps.logger.info({ completed: result.completed.length, refused: result.refused.length }, 'cancel sweeper round finished cancellations');
       }

@@ -11,9 +11,9 @@ const maxOrdersPerRound = 100;
  * round (wallet or database unreachable) is logged and retried next round.
  */
 export function startPendingSweeper(deps: OrdersDeps, options: { intervalMs: number; olderThanMs: number }): Stoppable {
-  return startRounds(options.intervalMs, async () => {
+  return startRounds(options.intervalMs, async (signal) => {
     try {
-      const result = await settlePendingOrders(deps, { olderThanMs: options.olderThanMs, maxOrders: maxOrdersPerRound });
+      const result = await settlePendingOrders(deps, { olderThanMs: options.olderThanMs, maxOrders: maxOrdersPerRound, signal });
       const settled = result.completed.length + result.dropped.length;
       if (settled > 0) deps.logger.info({ completed: result.completed.length, dropped: result.dropped.length }, 'sweeper round settled pending orders');
     } catch (error) {

@@ -15,9 +15,9 @@ const maxOrdersPerRound = 50;
  */
 export function startProcessingSweeper(deps: OrdersDeps, options: { intervalMs: number; olderThanMs: number }): Stoppable {
   let after: ProcessingCursor | undefined;
-  return startRounds(options.intervalMs, async () => {
+  return startRounds(options.intervalMs, async (signal) => {
     try {
-      const result = await settleProcessingOrders(deps, { olderThanMs: options.olderThanMs, maxOrders: maxOrdersPerRound, after });
+      const result = await settleProcessingOrders(deps, { olderThanMs: options.olderThanMs, maxOrders: maxOrdersPerRound, after, signal });
       after = result.next;
       const settled = result.provisioned.length + result.failed.length;
       if (settled + result.unknown.length + result.errors.length > 0) {

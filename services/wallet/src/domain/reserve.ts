@@ -76,7 +76,7 @@ export async function reserve(deps: WalletDeps, input: ReserveInput): Promise<Re
     }
     return reserved;
   } catch (error) {
-    if (error instanceof DeadlinePassed || (input.notAfter && input.notAfter.getTime() <= Date.now() && isSessionEnded(error))) {
+    if (error instanceof DeadlinePassed || (input.notAfter && isSessionEnded(error))) {
       walletMetrics.reservesPastDeadline.add(1);
       throw new AppError('UNAVAILABLE', `The payment of order ${input.orderId} could not be committed before its deadline; nothing was debited.`, { cause: error });
     }
