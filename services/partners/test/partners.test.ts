@@ -1,7 +1,7 @@
 // Protects the partners service over gRPC: the account and key use cases, the key format it issues, and typed audit details.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseKey, secretMatches } from '@esim/api-keys';
-import { mailRecord, open } from '@esim/crypto';
+import { mailRecord, open, webhookSecretRecord } from '@esim/crypto';
 import type { partnersV1 } from '@esim/proto';
 import { scopes } from '@esim/vocabulary';
 import { createTestEnv, type PartnersClient, type TestEnv } from './support/testEnv.js';
@@ -133,10 +133,13 @@ describe('webhook endpoint changes', () => {
 });
 
 describe('webhook secret rotation with an overlap (§9)', () => {
-  const secretOf = async (sealed: string | undefined) => (sealed ? open(env.dataKey, sealed) : undefined);
+  // Sealed for the partner (associated data webhook:<partnerId>, #24): every test here seals for partners it made.
+  const secretOf = async (sealed: string | undefined) => (sealed ? open(env.dataKey, sealed, webhookSecretRecord(sealedFor)) : undefined);
+  let sealedFor = '';
 
   it('when the secret is rotated, then the new one signs and the old one is handed out beside it until the overlap ends (24 h by default); the answer carries the new one sealed', async () => {
     const partner = await approvedPartner();
+    sealedFor = partner.id;
     const before = await client.getWebhookEndpoint({ partnerId: partner.id });
     expect(before.previousSealedSecret).toBeUndefined();
     expect(before.email).toBe(partner.email);
@@ -151,6 +154,7 @@ describe('webhook secret rotation with an overlap (§9)', () => {
 
   it('when the overlap is 0, then the old secret stops at once; outside 0–72 it is VALIDATION_ERROR naming overlapHours and nothing changes', async () => {
     const partner = await approvedPartner();
+    sealedFor = partner.id;
     const before = await client.getWebhookEndpoint({ partnerId: partner.id });
     await expect(client.rotateWebhookSecret({ id: partner.id, audit, overlapHours: 73 })).rejects.toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ path: 'overlapHours' }] });
     expect(await secretOf((await client.getWebhookEndpoint({ partnerId: partner.id })).sealedSecret)).toBe(await secretOf(before.sealedSecret));
