@@ -93,6 +93,16 @@ async function measure(databaseUrl: string, history: number, vacuumed: boolean):
        SELECT 'dlv_f' || g || '_' || e, 'evt_f' || g, 'ptn_bench', 'whe_' || e, 'pending', now() - interval '1 second' FROM generate_series(1, $1) g, generate_series(1, $2) e`,
       [freshEvents, endpoints],
     );
+    // Since the claim index (#28) a delivery carries its event's order and time, as the service writes them.
+    const carriesOrder = await admin.query(`SELECT 1 FROM information_schema.columns WHERE table_schema = 'webhooks' AND table_name = 'deliveries' AND column_name = 'order_id'`);
+    if (carriesOrder.rowCount) {
+      await admin.query(`UPDATE webhooks.deliveries d SET order_id = e.order_id, event_created_at = e.created_at FROM webhooks.events e WHERE e.id = d.event_id`);
+    }
+    // And, since #23 meets #28, its event's database sequence (the ordering key).
+    const carriesSeq = await admin.query(`SELECT 1 FROM information_schema.columns WHERE table_schema = 'webhooks' AND table_name = 'deliveries' AND column_name = 'event_seq'`);
+    if (carriesSeq.rowCount) {
+      await admin.query(`UPDATE webhooks.deliveries d SET event_seq = e.seq FROM webhooks.events e WHERE e.id = d.event_id`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 1_200));
     const before = await indexReads(admin);
     let claimed = 0;

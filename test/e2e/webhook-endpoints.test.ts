@@ -142,6 +142,32 @@ describe('the endpoints API (portal)', () => {
   });
 });
 
+describe('the primary endpoint (the webhookUrl)', () => {
+  it('when the partner sets its webhookUrl, then it is an endpoint: its secret rotates with an overlap (both secrets verify), and deleting it clears the webhookUrl', async () => {
+    const partner = await portalPartner();
+    expect((await api('/partner/me/webhook-endpoints', withToken(partner.token))).body.data).toEqual([]);
+    await api('/partner/me', { method: 'PATCH', body: { webhookUrl: `${receiverUrl}${partner.path}` }, ...withToken(partner.token) });
+    const [primary] = (await api('/partner/me/webhook-endpoints', withToken(partner.token))).body.data;
+    expect(primary).toMatchObject({ url: `${receiverUrl}${partner.path}`, eventTypes: null, enabled: true, livemode: true });
+
+    const rotated = await api(`/partner/me/webhook-endpoints/${primary.id}/rotate-secret`, { body: { overlapHours: 1 }, ...withToken(partner.token) });
+    expect(rotated.status, rotated.text).toBe(200);
+    expect(rotated.body).toMatchObject({ id: primary.id, secret: expect.stringMatching(/^whsec_/) });
+    const test = await api(`/partner/me/webhook-endpoints/${primary.id}/test`, { method: 'POST', ...withToken(partner.token) });
+    const [request] = await until(() => {
+      const found = received.filter((r) => r.path === partner.path && r.headers['webhook-id'] === test.body.eventId);
+      return Promise.resolve(found.length ? found : undefined);
+    }, 'the test on the primary endpoint', 20_000);
+    for (const secret of [rotated.body.secret as string, partner.webhookSecret]) {
+      expect(() => new Webhook(secret).verify(request!.body, request!.headers as Record<string, string>)).not.toThrow();
+    }
+
+    expect((await api(`/partner/me/webhook-endpoints/${primary.id}`, { method: 'DELETE', ...withToken(partner.token) })).status).toBe(204);
+    expect((await api('/partner/me', withToken(partner.token))).body.webhookUrl).toBeNull();
+    expect((await api('/partner/me/webhook-endpoints', withToken(partner.token))).body.data).toEqual([]);
+  });
+});
+
 describe('the endpoints API (operators)', () => {
   it('when an operator lists, adds and disables a partner’s endpoint, then it answers as the portal does; an unknown partner is 404', async () => {
     const partner = await onboardPartner();

@@ -23,11 +23,14 @@ import { eventOf, type EventRow } from './rows.js';
  * ordering check in deliveries_pending_order_seq (the delivery carries its
  * event's order and sequence), so a claim's reads do not grow with history.
  */
-const dueSql = `
+export const dueSql = `
 WITH RECURSIVE pending_partners AS (
-  (SELECT partner_id FROM webhooks.deliveries WHERE status = 'pending' ORDER BY partner_id LIMIT 1)
+  (SELECT partner_id FROM webhooks.deliveries WHERE status = 'pending' AND next_attempt_at IS NOT NULL ORDER BY partner_id LIMIT 1)
   UNION ALL
-  SELECT (SELECT d.partner_id FROM webhooks.deliveries d WHERE d.status = 'pending' AND d.partner_id > p.partner_id ORDER BY d.partner_id LIMIT 1)
+  SELECT (
+    SELECT d.partner_id FROM webhooks.deliveries d
+    WHERE d.status = 'pending' AND d.next_attempt_at IS NOT NULL AND d.partner_id > p.partner_id ORDER BY d.partner_id LIMIT 1
+  )
   FROM pending_partners p WHERE p.partner_id IS NOT NULL
 ),
 quota AS (
@@ -42,12 +45,15 @@ CROSS JOIN LATERAL (
   SELECT d.id, d.next_attempt_at FROM webhooks.deliveries d
   WHERE d.partner_id = q.partner_id AND d.status = 'pending' AND d.next_attempt_at <= now()
     AND (d.locked_until IS NULL OR d.locked_until <= now())
-    AND NOT EXISTS (
+    -- OFFSET 0 keeps this a per-row probe (Postgres does not turn it into an anti-join): with the
+    -- statistics a burst leaves (pending_order looked empty), the anti-join scanned the whole index per row.
+    AND (d.order_id IS NULL OR NOT EXISTS (
       SELECT 1 FROM webhooks.deliveries d2
-      WHERE d.order_id IS NOT NULL AND d2.status = 'pending' AND d2.order_id IS NOT NULL
+      WHERE d2.status = 'pending' AND d2.order_id IS NOT NULL
         AND d2.endpoint_id = d.endpoint_id AND d2.order_id = d.order_id
         AND d2.event_seq < d.event_seq
-    )
+      OFFSET 0
+    ))
   ORDER BY d.next_attempt_at, d.id
   LIMIT greatest(q.free, 0)
   FOR UPDATE OF d SKIP LOCKED
@@ -115,7 +121,7 @@ export async function msUntilNextDue(db: Queryable): Promise<number | undefined>
   // NULL when nothing is pending (GREATEST would turn that NULL into 0: clamped here instead).
   const { rows } = await db.query<{ ms: number | null }>(
     `SELECT (EXTRACT(EPOCH FROM min(GREATEST(next_attempt_at, COALESCE(locked_until, next_attempt_at))) - now()) * 1000)::float8 AS ms
-     FROM webhooks.deliveries WHERE status = 'pending'`,
+     FROM webhooks.deliveries WHERE status = 'pending' AND next_attempt_at IS NOT NULL`,
   );
   const ms = rows[0]?.ms;
   return ms === null || ms === undefined ? undefined : Math.max(0, ms);
