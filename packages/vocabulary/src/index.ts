@@ -62,6 +62,14 @@ export const partnerEventTypes = [
 ] as const;
 export type PartnerEventType = (typeof partnerEventTypes)[number];
 
+/** When a plan's validity starts (contract §5): at its first use (§13), when the profile is installed, or at purchase. */
+export const activationPolicies = ['first_use', 'on_install', 'on_purchase'] as const;
+export type ActivationPolicy = (typeof activationPolicies)[number];
+
+/** Radio generations a plan's network offers (contract §5), the values of the catalog's `generation` filter. */
+export const networkGenerations = ['2G', '3G', '4G', '5G'] as const;
+export type NetworkGeneration = (typeof networkGenerations)[number];
+
 /** Narrows a caller's string to a vocabulary; the one membership check every service uses. */
 export function isOneOf<T extends string>(values: readonly T[], value: string): value is T {
   return (values as readonly string[]).includes(value);

@@ -1,6 +1,6 @@
 import { countryCodes } from '@esim/vocabulary';
 import type { Client } from '../../shared/api.js';
-import { countryName, formatData } from '../../shared/format.js';
+import { countryName, formatAllowance } from '../../shared/format.js';
 import { formatMoney } from '../../shared/money.js';
 import { navigate, pageOf, withParams, type Route } from '../../shared/router.js';
 import { useTitle } from '../../shared/shell.js';
@@ -36,7 +36,7 @@ export function CatalogPage({ api, route }: { api: Client; route: Route }) {
               columns={[
                 { label: 'Plan', render: (p) => p.name },
                 { label: 'Coverage', render: (p) => p.region ?? p.countries.map(countryName).join(', ') },
-                { label: 'Data', render: (p) => formatData(p.dataMb) },
+                { label: 'Data', render: (p) => formatAllowance(p) },
                 { label: 'Validity', render: (p) => `${p.validityDays} days` },
                 { label: 'Your price', numeric: true, render: (p) => formatMoney(p.wholesalePrice, p.currency) },
                 { label: 'Plan id', render: (p) => <code>{p.id}</code> },

@@ -11,7 +11,7 @@ export interface paths {
         };
         /**
          * List wholesale plans
-         * @description Active plans covering `country` (all when absent), local plans first, then by price. Regional plans appear under every country they cover. With `iccid`, only the plans a top-up of that eSIM accepts: those covering every country of its first plan.
+         * @description Active plans covering `country` (all when absent), local plans first, then by price. Regional plans appear under every country they cover. With `iccid`, only the plans a top-up of that eSIM accepts: those covering every country of its first plan. `generation`, `unlimited` and `topUpable` keep only the plans with those traveller facts.
          *
          *     **curl**
          *
@@ -213,7 +213,7 @@ export interface paths {
         };
         /**
          * List wholesale plans (portal)
-         * @description Active plans covering `country` (all when absent), local plans first, then by price. Regional plans appear under every country they cover. With `iccid`, only the plans a top-up of that eSIM accepts: those covering every country of its first plan.
+         * @description Active plans covering `country` (all when absent), local plans first, then by price. Regional plans appear under every country they cover. With `iccid`, only the plans a top-up of that eSIM accepts: those covering every country of its first plan. `generation`, `unlimited` and `topUpable` keep only the plans with those traveller facts.
          *
          *     **curl**
          *
@@ -1029,15 +1029,42 @@ export interface components {
             webhookUrl: string | null;
         };
         Plan: {
+            /**
+             * @description When validity starts: `first_use` (first use on the network), `on_install` (profile installed) or `on_purchase`
+             * @enum {string}
+             */
+            activationPolicy: "first_use" | "on_install" | "on_purchase";
             countries: string[];
             currency: string;
-            dataMb: number;
+            /** @description Data at full speed; null for an unlimited plan */
+            dataMb: number | null;
+            /** @description Unlimited plans: the data at full speed before the speed is reduced; null otherwise */
+            fairUseMb: number | null;
             id: string;
+            /** @description The traveller must prove their identity before the eSIM works */
+            kycRequired: boolean;
             name: string;
+            /** @description One entry per country and operator */
+            networks: components["schemas"]["PlanNetwork"][];
             region: string | null;
+            sms: boolean;
+            /** @description Unlimited plans: the speed past `fairUseMb`, in kbit/s; null otherwise */
+            throttleKbps: number | null;
+            /** @description More data can be added to the eSIM with a top-up order (§13) */
+            topUpable: boolean;
+            unlimited: boolean;
             validityDays: number;
+            voice: boolean;
             /** @description Your price in minor units (cents) of `currency`, for your tier */
             wholesalePrice: number;
+        };
+        PlanNetwork: {
+            /** @description ISO 3166-1 alpha-2 */
+            country: string;
+            /** @description Radio generations offered there, e.g. ["4G", "5G"] */
+            generations: ("2G" | "3G" | "4G" | "5G")[];
+            /** @description The mobile network, e.g. Orange */
+            operator: string;
         };
         PlanPage: {
             data: components["schemas"]["Plan"][];
@@ -1166,12 +1193,18 @@ export interface operations {
             query?: {
                 /** @description ISO 3166-1 alpha-2, case-insensitive */
                 country?: string;
+                /** @description Only plans with a network of this generation (in `country` when given), e.g. 5G */
+                generation?: string;
                 /** @description One of your eSIMs: only the plans that can top it up (covering every country of its first plan); 404 ESIM_NOT_FOUND for an unknown one */
                 iccid?: string;
                 /** @description page size, 1–100 (default 50) */
                 limit?: number;
                 /** @description 1-based page number */
                 page?: number;
+                /** @description true: only plans that can be topped up; false: only those that cannot */
+                topUpable?: "true" | "false";
+                /** @description true: only unlimited plans; false: only plans with a data allowance */
+                unlimited?: "true" | "false";
             };
             header?: never;
             path?: never;
@@ -1197,6 +1230,23 @@ export interface operations {
                      *           "region": "region",
                      *           "dataMb": 1,
                      *           "validityDays": 1,
+                     *           "unlimited": true,
+                     *           "fairUseMb": 1,
+                     *           "throttleKbps": 1,
+                     *           "networks": [
+                     *             {
+                     *               "country": "FR",
+                     *               "operator": "operator",
+                     *               "generations": [
+                     *                 "2G"
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "voice": true,
+                     *           "sms": true,
+                     *           "kycRequired": true,
+                     *           "topUpable": true,
+                     *           "activationPolicy": "first_use",
                      *           "wholesalePrice": 1500,
                      *           "currency": "USD"
                      *         }
@@ -2149,12 +2199,18 @@ export interface operations {
             query?: {
                 /** @description ISO 3166-1 alpha-2, case-insensitive */
                 country?: string;
+                /** @description Only plans with a network of this generation (in `country` when given), e.g. 5G */
+                generation?: string;
                 /** @description One of your eSIMs: only the plans that can top it up (covering every country of its first plan); 404 ESIM_NOT_FOUND for an unknown one */
                 iccid?: string;
                 /** @description page size, 1–100 (default 50) */
                 limit?: number;
                 /** @description 1-based page number */
                 page?: number;
+                /** @description true: only plans that can be topped up; false: only those that cannot */
+                topUpable?: "true" | "false";
+                /** @description true: only unlimited plans; false: only plans with a data allowance */
+                unlimited?: "true" | "false";
             };
             header?: never;
             path?: never;
@@ -2180,6 +2236,23 @@ export interface operations {
                      *           "region": "region",
                      *           "dataMb": 1,
                      *           "validityDays": 1,
+                     *           "unlimited": true,
+                     *           "fairUseMb": 1,
+                     *           "throttleKbps": 1,
+                     *           "networks": [
+                     *             {
+                     *               "country": "FR",
+                     *               "operator": "operator",
+                     *               "generations": [
+                     *                 "2G"
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "voice": true,
+                     *           "sms": true,
+                     *           "kycRequired": true,
+                     *           "topUpable": true,
+                     *           "activationPolicy": "first_use",
                      *           "wholesalePrice": 1500,
                      *           "currency": "USD"
                      *         }
