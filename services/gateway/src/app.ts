@@ -33,6 +33,7 @@ import { esimRoutes } from './routes/public/esims.js';
 import { loginRoute } from './routes/public/login.js';
 import { meRoutes } from './routes/public/me.js';
 import { orderRoutes } from './routes/public/orders.js';
+import { quoteRoute } from './routes/public/quotes.js';
 import { registerRoute } from './routes/public/register.js';
 import { walletRoutes } from './routes/public/wallet.js';
 import { webhookRoutes } from './routes/public/webhooks.js';
@@ -128,6 +129,7 @@ export async function buildGateway({ config, logger, nc, ns: subjects, consume, 
       catalogRoute(api, { catalog, orders, doors, rendered: renderedCatalog });
       walletRoutes(api, { wallet, doors });
       orderRoutes(api, { orders, doors, catalogVersion: renderedCatalog.version });
+      quoteRoute(api, { orders, doors, catalogVersion: renderedCatalog.version });
       esimRoutes(api, { orders, doors });
       webhookRoutes(api, { webhooks, doors });
     },

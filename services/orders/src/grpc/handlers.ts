@@ -6,6 +6,7 @@ import type { OrdersDeps } from '../domain/deps.js';
 import { getEsim, listEsims } from '../domain/esimReads.js';
 import { getOrder } from '../domain/getOrder.js';
 import { listOrders } from '../domain/listOrders.js';
+import { quoteOrder } from '../domain/quoteOrder.js';
 import { recordSupplierNotification } from '../domain/recordSupplierNotification.js';
 import { esimStatusFilter, notificationTypeFromProto, orderStatusFilter } from './enums.js';
 import { esimMessage, orderMessage } from './views.js';
@@ -36,6 +37,17 @@ export function ordersHandlers(deps: OrdersDeps): ServiceHandlers<OrdersMethods>
     async listEsims(request) {
       const { esims, total } = await listEsims(deps.pool, { ...request, status: esimStatusFilter(request.status) });
       return { esims: esims.map(esimMessage), total };
+    },
+    async quoteOrder(request) {
+      const quote = await quoteOrder(deps, { ...request, catalogVersion: Number(request.catalogVersion) });
+      return {
+        ...quote,
+        unitPrice: BigInt(quote.unitPrice),
+        price: BigInt(quote.price),
+        walletBalance: BigInt(quote.walletBalance),
+        balanceAfter: BigInt(quote.balanceAfter),
+        compatible: quote.compatible ?? undefined,
+      };
     },
     async recordSupplierNotification(request) {
       return recordSupplierNotification(deps, { ...request, type: notificationTypeFromProto(request.type) });

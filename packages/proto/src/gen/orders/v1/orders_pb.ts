@@ -12,7 +12,122 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file orders/v1/orders.proto.
  */
 export const file_orders_v1_orders: GenFile = /*@__PURE__*/
-  fileDesc("ChZvcmRlcnMvdjEvb3JkZXJzLnByb3RvEglvcmRlcnMudjEihQEKBEVzaW0SDQoFaWNjaWQYASABKAkSFAoMc21kcF9hZGRyZXNzGAIgASgJEhMKC21hdGNoaW5nX2lkGAMgASgJEhcKD2FjdGl2YXRpb25fY29kZRgEIAEoCRIPCgdxcl9jb2RlGAUgASgJEhkKEWFwcGxlX2luc3RhbGxfdXJsGAYgASgJIrUECgVPcmRlchIKCgJpZBgBIAEoCRISCgpwYXJ0bmVyX2lkGAIgASgJEhkKEWNsaWVudF9yZXF1ZXN0X2lkGAMgASgJEg8KB3BsYW5faWQYBCABKAkSEQoJcGxhbl9uYW1lGAUgASgJEiYKBnN0YXR1cxgQIAEoDjIWLm9yZGVycy52MS5PcmRlclN0YXR1cxIiCgRraW5kGBEgASgOMhQub3JkZXJzLnYxLk9yZGVyS2luZBISCgVpY2NpZBgSIAEoCUgAiAEBEg0KBXByaWNlGAcgASgDEhAKCGN1cnJlbmN5GAggASgJEg0KBWVtYWlsGAkgASgJEhQKDHBob25lX251bWJlchgKIAEoCRIiCgRlc2ltGAsgASgLMg8ub3JkZXJzLnYxLkVzaW1IAYgBARIbCg5mYWlsdXJlX3JlYXNvbhgMIAEoCUgCiAEBEhIKCmNyZWF0ZWRfYXQYDSABKAkSEgoKdXBkYXRlZF9hdBgOIAEoCRIfChJzdXBwbGllcl9yZWZlcmVuY2UYDyABKAlIA4gBARIbCg5wcm92aXNpb25lZF9hdBgTIAEoCUgEiAEBEhkKDGNhbmNlbGxlZF9hdBgUIAEoCUgFiAEBQggKBl9pY2NpZEIHCgVfZXNpbUIRCg9fZmFpbHVyZV9yZWFzb25CFQoTX3N1cHBsaWVyX3JlZmVyZW5jZUIRCg9fcHJvdmlzaW9uZWRfYXRCDwoNX2NhbmNlbGxlZF9hdEoECAYQByK+AQoSQ3JlYXRlT3JkZXJSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSDAoEdGllchgCIAEoCRIZChFjbGllbnRfcmVxdWVzdF9pZBgDIAEoCRIPCgdwbGFuX2lkGAQgASgJEg0KBWVtYWlsGAUgASgJEhQKDHBob25lX251bWJlchgGIAEoCRISCgVpY2NpZBgHIAEoCUgAiAEBEhcKD2NhdGFsb2dfdmVyc2lvbhgIIAEoBEIICgZfaWNjaWQiYAoTQ3JlYXRlT3JkZXJSZXNwb25zZRIfCgVvcmRlchgBIAEoCzIQLm9yZGVycy52MS5PcmRlchIWCg53YWxsZXRfYmFsYW5jZRgCIAEoAxIQCghyZXBsYXllZBgDIAEoCCIxCg9HZXRPcmRlclJlcXVlc3QSCgoCaWQYASABKAkSEgoKcGFydG5lcl9pZBgCIAEoCSJ7ChFMaXN0T3JkZXJzUmVxdWVzdBISCgpwYXJ0bmVyX2lkGAEgASgJEiYKBnN0YXR1cxgEIAEoDjIWLm9yZGVycy52MS5PcmRlclN0YXR1cxIkCgRwYWdlGAMgASgLMhYuY29tbW9uLnYxLlBhZ2VSZXF1ZXN0SgQIAhADIkUKEkxpc3RPcmRlcnNSZXNwb25zZRIgCgZvcmRlcnMYASADKAsyEC5vcmRlcnMudjEuT3JkZXISDQoFdG90YWwYAiABKAUiOgoSQ2FuY2VsT3JkZXJSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSEAoIb3JkZXJfaWQYAiABKAkiagoTQ2FuY2VsT3JkZXJSZXNwb25zZRIfCgVvcmRlchgBIAEoCzIQLm9yZGVycy52MS5PcmRlchIXCg9yZWZ1bmRlZF9hbW91bnQYAiABKAMSGQoRYWxyZWFkeV9jYW5jZWxsZWQYAyABKAgiZwoJRXNpbVVzYWdlEhUKDWRhdGFfdG90YWxfbWIYASABKAUSFAoMZGF0YV91c2VkX21iGAIgASgFEhkKEWRhdGFfcmVtYWluaW5nX21iGAMgASgFEhIKCnVwZGF0ZWRfYXQYBCABKAki+QEKBkJ1bmRsZRIQCghvcmRlcl9pZBgBIAEoCRIPCgdwbGFuX2lkGAIgASgJEhEKCXBsYW5fbmFtZRgDIAEoCRIPCgdkYXRhX21iGAQgASgFEhQKDGRhdGFfdXNlZF9tYhgFIAEoBRIVCg12YWxpZGl0eV9kYXlzGAYgASgFEicKBnN0YXR1cxgHIAEoDjIXLm9yZGVycy52MS5CdW5kbGVTdGF0dXMSGQoMYWN0aXZhdGVkX2F0GAggASgJSACIAQESFwoKZXhwaXJlc19hdBgJIAEoCUgBiAEBQg8KDV9hY3RpdmF0ZWRfYXRCDQoLX2V4cGlyZXNfYXQilQMKCEVzaW1WaWV3Eg0KBWljY2lkGAEgASgJEhIKCnBhcnRuZXJfaWQYAiABKAkSEAoIb3JkZXJfaWQYAyABKAkSJQoGc3RhdHVzGAQgASgOMhUub3JkZXJzLnYxLkVzaW1TdGF0dXMSFAoMc21kcF9hZGRyZXNzGAUgASgJEhMKC21hdGNoaW5nX2lkGAYgASgJEhcKD2FjdGl2YXRpb25fY29kZRgHIAEoCRIZChFhcHBsZV9pbnN0YWxsX3VybBgIIAEoCRIRCgljb3VudHJpZXMYCSADKAkSEwoGcmVnaW9uGAogASgJSACIAQESIwoFdXNhZ2UYCyABKAsyFC5vcmRlcnMudjEuRXNpbVVzYWdlEiIKB2J1bmRsZXMYDCADKAsyES5vcmRlcnMudjEuQnVuZGxlEhIKCmNyZWF0ZWRfYXQYDSABKAkSEgoKdXBkYXRlZF9hdBgOIAEoCRIZCgxpbnN0YWxsZWRfYXQYDyABKAlIAYgBAUIJCgdfcmVnaW9uQg8KDV9pbnN0YWxsZWRfYXQiMwoOR2V0RXNpbVJlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRINCgVpY2NpZBgCIAEoCSJzChBMaXN0RXNpbXNSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSJQoGc3RhdHVzGAIgASgOMhUub3JkZXJzLnYxLkVzaW1TdGF0dXMSJAoEcGFnZRgDIAEoCzIWLmNvbW1vbi52MS5QYWdlUmVxdWVzdCJGChFMaXN0RXNpbXNSZXNwb25zZRIiCgVlc2ltcxgBIAMoCzITLm9yZGVycy52MS5Fc2ltVmlldxINCgV0b3RhbBgCIAEoBSLYAQohUmVjb3JkU3VwcGxpZXJOb3RpZmljYXRpb25SZXF1ZXN0EgoKAmlkGAEgASgJEjEKBHR5cGUYAiABKA4yIy5vcmRlcnMudjEuU3VwcGxpZXJOb3RpZmljYXRpb25UeXBlEhMKC29jY3VycmVkX2F0GAMgASgJEg0KBWljY2lkGAQgASgJEhYKCXJlZmVyZW5jZRgFIAEoCUgAiAEBEhkKDGRhdGFfdXNlZF9tYhgGIAEoBUgBiAEBQgwKCl9yZWZlcmVuY2VCDwoNX2RhdGFfdXNlZF9tYiI3CiJSZWNvcmRTdXBwbGllck5vdGlmaWNhdGlvblJlc3BvbnNlEhEKCWR1cGxpY2F0ZRgBIAEoCCqbAQoLT3JkZXJTdGF0dXMSHAoYT1JERVJfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGwoXT1JERVJfU1RBVFVTX1BST0NFU1NJTkcQARIcChhPUkRFUl9TVEFUVVNfUFJPVklTSU9ORUQQAhIXChNPUkRFUl9TVEFUVVNfRkFJTEVEEAMSGgoWT1JERVJfU1RBVFVTX0NBTkNFTExFRBAEKlIKCU9yZGVyS2luZBIaChZPUkRFUl9LSU5EX1VOU1BFQ0lGSUVEEAASEwoPT1JERVJfS0lORF9FU0lNEAESFAoQT1JERVJfS0lORF9UT1BVUBACKnkKCkVzaW1TdGF0dXMSGwoXRVNJTV9TVEFUVVNfVU5TUEVDSUZJRUQQABIYChRFU0lNX1NUQVRVU19SRUxFQVNFRBABEhkKFUVTSU1fU1RBVFVTX0lOU1RBTExFRBACEhkKFUVTSU1fU1RBVFVTX0NBTkNFTExFRBADKrUBCgxCdW5kbGVTdGF0dXMSHQoZQlVORExFX1NUQVRVU19VTlNQRUNJRklFRBAAEhgKFEJVTkRMRV9TVEFUVVNfUVVFVUVEEAESGAoUQlVORExFX1NUQVRVU19BQ1RJVkUQAhIaChZCVU5ETEVfU1RBVFVTX0RFUExFVEVEEAMSGQoVQlVORExFX1NUQVRVU19FWFBJUkVEEAQSGwoXQlVORExFX1NUQVRVU19DQU5DRUxMRUQQBSrRAQoYU3VwcGxpZXJOb3RpZmljYXRpb25UeXBlEioKJlNVUFBMSUVSX05PVElGSUNBVElPTl9UWVBFX1VOU1BFQ0lGSUVEEAASLQopU1VQUExJRVJfTk9USUZJQ0FUSU9OX1RZUEVfRVNJTV9JTlNUQUxMRUQQARIrCidTVVBQTElFUl9OT1RJRklDQVRJT05fVFlQRV9CVU5ETEVfVVNBR0UQAhItCilTVVBQTElFUl9OT1RJRklDQVRJT05fVFlQRV9CVU5ETEVfRVhQSVJFRBADMq4ECg1PcmRlcnNTZXJ2aWNlEkwKC0NyZWF0ZU9yZGVyEh0ub3JkZXJzLnYxLkNyZWF0ZU9yZGVyUmVxdWVzdBoeLm9yZGVycy52MS5DcmVhdGVPcmRlclJlc3BvbnNlEjgKCEdldE9yZGVyEhoub3JkZXJzLnYxLkdldE9yZGVyUmVxdWVzdBoQLm9yZGVycy52MS5PcmRlchJJCgpMaXN0T3JkZXJzEhwub3JkZXJzLnYxLkxpc3RPcmRlcnNSZXF1ZXN0Gh0ub3JkZXJzLnYxLkxpc3RPcmRlcnNSZXNwb25zZRJMCgtDYW5jZWxPcmRlchIdLm9yZGVycy52MS5DYW5jZWxPcmRlclJlcXVlc3QaHi5vcmRlcnMudjEuQ2FuY2VsT3JkZXJSZXNwb25zZRI5CgdHZXRFc2ltEhkub3JkZXJzLnYxLkdldEVzaW1SZXF1ZXN0GhMub3JkZXJzLnYxLkVzaW1WaWV3EkYKCUxpc3RFc2ltcxIbLm9yZGVycy52MS5MaXN0RXNpbXNSZXF1ZXN0Ghwub3JkZXJzLnYxLkxpc3RFc2ltc1Jlc3BvbnNlEnkKGlJlY29yZFN1cHBsaWVyTm90aWZpY2F0aW9uEiwub3JkZXJzLnYxLlJlY29yZFN1cHBsaWVyTm90aWZpY2F0aW9uUmVxdWVzdBotLm9yZGVycy52MS5SZWNvcmRTdXBwbGllck5vdGlmaWNhdGlvblJlc3BvbnNlYgZwcm90bzM", [file_common_v1_common]);
+  fileDesc("ChZvcmRlcnMvdjEvb3JkZXJzLnByb3RvEglvcmRlcnMudjEitAEKEVF1b3RlT3JkZXJSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSDAoEdGllchgCIAEoCRIPCgdwbGFuX2lkGAMgASgJEg0KBWVtYWlsGAQgASgJEhQKDHBob25lX251bWJlchgFIAEoCRISCgVpY2NpZBgGIAEoCUgAiAEBEhAKCHF1YW50aXR5GAcgASgFEhcKD2NhdGFsb2dfdmVyc2lvbhgIIAEoBEIICgZfaWNjaWQi3wEKElF1b3RlT3JkZXJSZXNwb25zZRIPCgdwbGFuX2lkGAEgASgJEhAKCHF1YW50aXR5GAIgASgFEhIKCnVuaXRfcHJpY2UYAyABKAMSDQoFcHJpY2UYBCABKAMSEAoIY3VycmVuY3kYBSABKAkSFgoOd2FsbGV0X2JhbGFuY2UYBiABKAMSFQoNYmFsYW5jZV9hZnRlchgHIAEoAxIaChJzdWZmaWNpZW50X2JhbGFuY2UYCCABKAgSFwoKY29tcGF0aWJsZRgJIAEoCEgAiAEBQg0KC19jb21wYXRpYmxlIoUBCgRFc2ltEg0KBWljY2lkGAEgASgJEhQKDHNtZHBfYWRkcmVzcxgCIAEoCRITCgttYXRjaGluZ19pZBgDIAEoCRIXCg9hY3RpdmF0aW9uX2NvZGUYBCABKAkSDwoHcXJfY29kZRgFIAEoCRIZChFhcHBsZV9pbnN0YWxsX3VybBgGIAEoCSKtBQoFT3JkZXISCgoCaWQYASABKAkSEgoKcGFydG5lcl9pZBgCIAEoCRIZChFjbGllbnRfcmVxdWVzdF9pZBgDIAEoCRIPCgdwbGFuX2lkGAQgASgJEhEKCXBsYW5fbmFtZRgFIAEoCRImCgZzdGF0dXMYECABKA4yFi5vcmRlcnMudjEuT3JkZXJTdGF0dXMSIgoEa2luZBgRIAEoDjIULm9yZGVycy52MS5PcmRlcktpbmQSEgoFaWNjaWQYEiABKAlIAIgBARINCgVwcmljZRgHIAEoAxIQCghjdXJyZW5jeRgIIAEoCRINCgVlbWFpbBgJIAEoCRIUCgxwaG9uZV9udW1iZXIYCiABKAkSIgoEZXNpbRgLIAEoCzIPLm9yZGVycy52MS5Fc2ltSAGIAQESGwoOZmFpbHVyZV9yZWFzb24YDCABKAlIAogBARISCgpjcmVhdGVkX2F0GA0gASgJEhIKCnVwZGF0ZWRfYXQYDiABKAkSHwoSc3VwcGxpZXJfcmVmZXJlbmNlGA8gASgJSAOIAQESGwoOcHJvdmlzaW9uZWRfYXQYEyABKAlIBIgBARIZCgxjYW5jZWxsZWRfYXQYFCABKAlIBYgBARIQCghxdWFudGl0eRgVIAEoBRISCgp1bml0X3ByaWNlGBYgASgDEh4KBWVzaW1zGBcgAygLMg8ub3JkZXJzLnYxLkVzaW0SHAoPcmVmdW5kZWRfYW1vdW50GBggASgDSAaIAQFCCAoGX2ljY2lkQgcKBV9lc2ltQhEKD19mYWlsdXJlX3JlYXNvbkIVChNfc3VwcGxpZXJfcmVmZXJlbmNlQhEKD19wcm92aXNpb25lZF9hdEIPCg1fY2FuY2VsbGVkX2F0QhIKEF9yZWZ1bmRlZF9hbW91bnRKBAgGEAci0AEKEkNyZWF0ZU9yZGVyUmVxdWVzdBISCgpwYXJ0bmVyX2lkGAEgASgJEgwKBHRpZXIYAiABKAkSGQoRY2xpZW50X3JlcXVlc3RfaWQYAyABKAkSDwoHcGxhbl9pZBgEIAEoCRINCgVlbWFpbBgFIAEoCRIUCgxwaG9uZV9udW1iZXIYBiABKAkSEgoFaWNjaWQYByABKAlIAIgBARIXCg9jYXRhbG9nX3ZlcnNpb24YCCABKAQSEAoIcXVhbnRpdHkYCSABKAVCCAoGX2ljY2lkImAKE0NyZWF0ZU9yZGVyUmVzcG9uc2USHwoFb3JkZXIYASABKAsyEC5vcmRlcnMudjEuT3JkZXISFgoOd2FsbGV0X2JhbGFuY2UYAiABKAMSEAoIcmVwbGF5ZWQYAyABKAgiMQoPR2V0T3JkZXJSZXF1ZXN0EgoKAmlkGAEgASgJEhIKCnBhcnRuZXJfaWQYAiABKAkiewoRTGlzdE9yZGVyc1JlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRImCgZzdGF0dXMYBCABKA4yFi5vcmRlcnMudjEuT3JkZXJTdGF0dXMSJAoEcGFnZRgDIAEoCzIWLmNvbW1vbi52MS5QYWdlUmVxdWVzdEoECAIQAyJFChJMaXN0T3JkZXJzUmVzcG9uc2USIAoGb3JkZXJzGAEgAygLMhAub3JkZXJzLnYxLk9yZGVyEg0KBXRvdGFsGAIgASgFIjoKEkNhbmNlbE9yZGVyUmVxdWVzdBISCgpwYXJ0bmVyX2lkGAEgASgJEhAKCG9yZGVyX2lkGAIgASgJImoKE0NhbmNlbE9yZGVyUmVzcG9uc2USHwoFb3JkZXIYASABKAsyEC5vcmRlcnMudjEuT3JkZXISFwoPcmVmdW5kZWRfYW1vdW50GAIgASgDEhkKEWFscmVhZHlfY2FuY2VsbGVkGAMgASgIImcKCUVzaW1Vc2FnZRIVCg1kYXRhX3RvdGFsX21iGAEgASgFEhQKDGRhdGFfdXNlZF9tYhgCIAEoBRIZChFkYXRhX3JlbWFpbmluZ19tYhgDIAEoBRISCgp1cGRhdGVkX2F0GAQgASgJIvkBCgZCdW5kbGUSEAoIb3JkZXJfaWQYASABKAkSDwoHcGxhbl9pZBgCIAEoCRIRCglwbGFuX25hbWUYAyABKAkSDwoHZGF0YV9tYhgEIAEoBRIUCgxkYXRhX3VzZWRfbWIYBSABKAUSFQoNdmFsaWRpdHlfZGF5cxgGIAEoBRInCgZzdGF0dXMYByABKA4yFy5vcmRlcnMudjEuQnVuZGxlU3RhdHVzEhkKDGFjdGl2YXRlZF9hdBgIIAEoCUgAiAEBEhcKCmV4cGlyZXNfYXQYCSABKAlIAYgBAUIPCg1fYWN0aXZhdGVkX2F0Qg0KC19leHBpcmVzX2F0IpUDCghFc2ltVmlldxINCgVpY2NpZBgBIAEoCRISCgpwYXJ0bmVyX2lkGAIgASgJEhAKCG9yZGVyX2lkGAMgASgJEiUKBnN0YXR1cxgEIAEoDjIVLm9yZGVycy52MS5Fc2ltU3RhdHVzEhQKDHNtZHBfYWRkcmVzcxgFIAEoCRITCgttYXRjaGluZ19pZBgGIAEoCRIXCg9hY3RpdmF0aW9uX2NvZGUYByABKAkSGQoRYXBwbGVfaW5zdGFsbF91cmwYCCABKAkSEQoJY291bnRyaWVzGAkgAygJEhMKBnJlZ2lvbhgKIAEoCUgAiAEBEiMKBXVzYWdlGAsgASgLMhQub3JkZXJzLnYxLkVzaW1Vc2FnZRIiCgdidW5kbGVzGAwgAygLMhEub3JkZXJzLnYxLkJ1bmRsZRISCgpjcmVhdGVkX2F0GA0gASgJEhIKCnVwZGF0ZWRfYXQYDiABKAkSGQoMaW5zdGFsbGVkX2F0GA8gASgJSAGIAQFCCQoHX3JlZ2lvbkIPCg1faW5zdGFsbGVkX2F0IjMKDkdldEVzaW1SZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSDQoFaWNjaWQYAiABKAkicwoQTGlzdEVzaW1zUmVxdWVzdBISCgpwYXJ0bmVyX2lkGAEgASgJEiUKBnN0YXR1cxgCIAEoDjIVLm9yZGVycy52MS5Fc2ltU3RhdHVzEiQKBHBhZ2UYAyABKAsyFi5jb21tb24udjEuUGFnZVJlcXVlc3QiRgoRTGlzdEVzaW1zUmVzcG9uc2USIgoFZXNpbXMYASADKAsyEy5vcmRlcnMudjEuRXNpbVZpZXcSDQoFdG90YWwYAiABKAUi2AEKIVJlY29yZFN1cHBsaWVyTm90aWZpY2F0aW9uUmVxdWVzdBIKCgJpZBgBIAEoCRIxCgR0eXBlGAIgASgOMiMub3JkZXJzLnYxLlN1cHBsaWVyTm90aWZpY2F0aW9uVHlwZRITCgtvY2N1cnJlZF9hdBgDIAEoCRINCgVpY2NpZBgEIAEoCRIWCglyZWZlcmVuY2UYBSABKAlIAIgBARIZCgxkYXRhX3VzZWRfbWIYBiABKAVIAYgBAUIMCgpfcmVmZXJlbmNlQg8KDV9kYXRhX3VzZWRfbWIiNwoiUmVjb3JkU3VwcGxpZXJOb3RpZmljYXRpb25SZXNwb25zZRIRCglkdXBsaWNhdGUYASABKAgqwwEKC09yZGVyU3RhdHVzEhwKGE9SREVSX1NUQVRVU19VTlNQRUNJRklFRBAAEhsKF09SREVSX1NUQVRVU19QUk9DRVNTSU5HEAESHAoYT1JERVJfU1RBVFVTX1BST1ZJU0lPTkVEEAISFwoTT1JERVJfU1RBVFVTX0ZBSUxFRBADEhoKFk9SREVSX1NUQVRVU19DQU5DRUxMRUQQBBImCiJPUkRFUl9TVEFUVVNfUEFSVElBTExZX1BST1ZJU0lPTkVEEAUqUgoJT3JkZXJLaW5kEhoKFk9SREVSX0tJTkRfVU5TUEVDSUZJRUQQABITCg9PUkRFUl9LSU5EX0VTSU0QARIUChBPUkRFUl9LSU5EX1RPUFVQEAIqeQoKRXNpbVN0YXR1cxIbChdFU0lNX1NUQVRVU19VTlNQRUNJRklFRBAAEhgKFEVTSU1fU1RBVFVTX1JFTEVBU0VEEAESGQoVRVNJTV9TVEFUVVNfSU5TVEFMTEVEEAISGQoVRVNJTV9TVEFUVVNfQ0FOQ0VMTEVEEAMqtQEKDEJ1bmRsZVN0YXR1cxIdChlCVU5ETEVfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGAoUQlVORExFX1NUQVRVU19RVUVVRUQQARIYChRCVU5ETEVfU1RBVFVTX0FDVElWRRACEhoKFkJVTkRMRV9TVEFUVVNfREVQTEVURUQQAxIZChVCVU5ETEVfU1RBVFVTX0VYUElSRUQQBBIbChdCVU5ETEVfU1RBVFVTX0NBTkNFTExFRBAFKtEBChhTdXBwbGllck5vdGlmaWNhdGlvblR5cGUSKgomU1VQUExJRVJfTk9USUZJQ0FUSU9OX1RZUEVfVU5TUEVDSUZJRUQQABItCilTVVBQTElFUl9OT1RJRklDQVRJT05fVFlQRV9FU0lNX0lOU1RBTExFRBABEisKJ1NVUFBMSUVSX05PVElGSUNBVElPTl9UWVBFX0JVTkRMRV9VU0FHRRACEi0KKVNVUFBMSUVSX05PVElGSUNBVElPTl9UWVBFX0JVTkRMRV9FWFBJUkVEEAMy+QQKDU9yZGVyc1NlcnZpY2USTAoLQ3JlYXRlT3JkZXISHS5vcmRlcnMudjEuQ3JlYXRlT3JkZXJSZXF1ZXN0Gh4ub3JkZXJzLnYxLkNyZWF0ZU9yZGVyUmVzcG9uc2USOAoIR2V0T3JkZXISGi5vcmRlcnMudjEuR2V0T3JkZXJSZXF1ZXN0GhAub3JkZXJzLnYxLk9yZGVyEkkKCkxpc3RPcmRlcnMSHC5vcmRlcnMudjEuTGlzdE9yZGVyc1JlcXVlc3QaHS5vcmRlcnMudjEuTGlzdE9yZGVyc1Jlc3BvbnNlEkwKC0NhbmNlbE9yZGVyEh0ub3JkZXJzLnYxLkNhbmNlbE9yZGVyUmVxdWVzdBoeLm9yZGVycy52MS5DYW5jZWxPcmRlclJlc3BvbnNlEjkKB0dldEVzaW0SGS5vcmRlcnMudjEuR2V0RXNpbVJlcXVlc3QaEy5vcmRlcnMudjEuRXNpbVZpZXcSRgoJTGlzdEVzaW1zEhsub3JkZXJzLnYxLkxpc3RFc2ltc1JlcXVlc3QaHC5vcmRlcnMudjEuTGlzdEVzaW1zUmVzcG9uc2USeQoaUmVjb3JkU3VwcGxpZXJOb3RpZmljYXRpb24SLC5vcmRlcnMudjEuUmVjb3JkU3VwcGxpZXJOb3RpZmljYXRpb25SZXF1ZXN0Gi0ub3JkZXJzLnYxLlJlY29yZFN1cHBsaWVyTm90aWZpY2F0aW9uUmVzcG9uc2USSQoKUXVvdGVPcmRlchIcLm9yZGVycy52MS5RdW90ZU9yZGVyUmVxdWVzdBodLm9yZGVycy52MS5RdW90ZU9yZGVyUmVzcG9uc2ViBnByb3RvMw", [file_common_v1_common]);
+
+/**
+ * @generated from message orders.v1.QuoteOrderRequest
+ */
+export type QuoteOrderRequest = Message<"orders.v1.QuoteOrderRequest"> & {
+  /**
+   * @generated from field: string partner_id = 1;
+   */
+  partnerId: string;
+
+  /**
+   * @generated from field: string tier = 2;
+   */
+  tier: string;
+
+  /**
+   * @generated from field: string plan_id = 3;
+   */
+  planId: string;
+
+  /**
+   * @generated from field: string email = 4;
+   */
+  email: string;
+
+  /**
+   * @generated from field: string phone_number = 5;
+   */
+  phoneNumber: string;
+
+  /**
+   * @generated from field: optional string iccid = 6;
+   */
+  iccid?: string | undefined;
+
+  /**
+   * 0: one.
+   *
+   * @generated from field: int32 quantity = 7;
+   */
+  quantity: number;
+
+  /**
+   * @generated from field: uint64 catalog_version = 8;
+   */
+  catalogVersion: bigint;
+};
+
+/**
+ * Describes the message orders.v1.QuoteOrderRequest.
+ * Use `create(QuoteOrderRequestSchema)` to create a new message.
+ */
+export const QuoteOrderRequestSchema: GenMessage<QuoteOrderRequest> = /*@__PURE__*/
+  messageDesc(file_orders_v1_orders, 0);
+
+/**
+ * @generated from message orders.v1.QuoteOrderResponse
+ */
+export type QuoteOrderResponse = Message<"orders.v1.QuoteOrderResponse"> & {
+  /**
+   * @generated from field: string plan_id = 1;
+   */
+  planId: string;
+
+  /**
+   * @generated from field: int32 quantity = 2;
+   */
+  quantity: number;
+
+  /**
+   * @generated from field: int64 unit_price = 3;
+   */
+  unitPrice: bigint;
+
+  /**
+   * @generated from field: int64 price = 4;
+   */
+  price: bigint;
+
+  /**
+   * @generated from field: string currency = 5;
+   */
+  currency: string;
+
+  /**
+   * @generated from field: int64 wallet_balance = 6;
+   */
+  walletBalance: bigint;
+
+  /**
+   * wallet_balance − price; negative when the balance falls short.
+   *
+   * @generated from field: int64 balance_after = 7;
+   */
+  balanceAfter: bigint;
+
+  /**
+   * @generated from field: bool sufficient_balance = 8;
+   */
+  sufficientBalance: boolean;
+
+  /**
+   * Set only for a top-up quote: whether the plan covers every country of the eSIM.
+   *
+   * @generated from field: optional bool compatible = 9;
+   */
+  compatible?: boolean | undefined;
+};
+
+/**
+ * Describes the message orders.v1.QuoteOrderResponse.
+ * Use `create(QuoteOrderResponseSchema)` to create a new message.
+ */
+export const QuoteOrderResponseSchema: GenMessage<QuoteOrderResponse> = /*@__PURE__*/
+  messageDesc(file_orders_v1_orders, 1);
 
 /**
  * @generated from message orders.v1.Esim
@@ -60,7 +175,7 @@ export type Esim = Message<"orders.v1.Esim"> & {
  * Use `create(EsimSchema)` to create a new message.
  */
 export const EsimSchema: GenMessage<Esim> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 0);
+  messageDesc(file_orders_v1_orders, 2);
 
 /**
  * @generated from message orders.v1.Order
@@ -164,6 +279,32 @@ export type Order = Message<"orders.v1.Order"> & {
    * @generated from field: optional string cancelled_at = 20;
    */
   cancelledAt?: string | undefined;
+
+  /**
+   * eSIMs ordered at once (§7, 1–50) and the price of one; price = quantity × unit_price.
+   *
+   * @generated from field: int32 quantity = 21;
+   */
+  quantity: number;
+
+  /**
+   * @generated from field: int64 unit_price = 22;
+   */
+  unitPrice: bigint;
+
+  /**
+   * Every provisioned eSIM of the order, in unit order (esim is the first).
+   *
+   * @generated from field: repeated orders.v1.Esim esims = 23;
+   */
+  esims: Esim[];
+
+  /**
+   * A group order's missing units refunded at provisioning, or a cancellation's refund.
+   *
+   * @generated from field: optional int64 refunded_amount = 24;
+   */
+  refundedAmount?: bigint | undefined;
 };
 
 /**
@@ -171,7 +312,7 @@ export type Order = Message<"orders.v1.Order"> & {
  * Use `create(OrderSchema)` to create a new message.
  */
 export const OrderSchema: GenMessage<Order> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 1);
+  messageDesc(file_orders_v1_orders, 3);
 
 /**
  * @generated from message orders.v1.CreateOrderRequest
@@ -223,6 +364,13 @@ export type CreateOrderRequest = Message<"orders.v1.CreateOrderRequest"> & {
    * @generated from field: uint64 catalog_version = 8;
    */
   catalogVersion: bigint;
+
+  /**
+   * eSIMs to order at once (1–50); 0: one.
+   *
+   * @generated from field: int32 quantity = 9;
+   */
+  quantity: number;
 };
 
 /**
@@ -230,7 +378,7 @@ export type CreateOrderRequest = Message<"orders.v1.CreateOrderRequest"> & {
  * Use `create(CreateOrderRequestSchema)` to create a new message.
  */
 export const CreateOrderRequestSchema: GenMessage<CreateOrderRequest> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 2);
+  messageDesc(file_orders_v1_orders, 4);
 
 /**
  * @generated from message orders.v1.CreateOrderResponse
@@ -261,7 +409,7 @@ export type CreateOrderResponse = Message<"orders.v1.CreateOrderResponse"> & {
  * Use `create(CreateOrderResponseSchema)` to create a new message.
  */
 export const CreateOrderResponseSchema: GenMessage<CreateOrderResponse> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 3);
+  messageDesc(file_orders_v1_orders, 5);
 
 /**
  * @generated from message orders.v1.GetOrderRequest
@@ -285,7 +433,7 @@ export type GetOrderRequest = Message<"orders.v1.GetOrderRequest"> & {
  * Use `create(GetOrderRequestSchema)` to create a new message.
  */
 export const GetOrderRequestSchema: GenMessage<GetOrderRequest> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 4);
+  messageDesc(file_orders_v1_orders, 6);
 
 /**
  * @generated from message orders.v1.ListOrdersRequest
@@ -316,7 +464,7 @@ export type ListOrdersRequest = Message<"orders.v1.ListOrdersRequest"> & {
  * Use `create(ListOrdersRequestSchema)` to create a new message.
  */
 export const ListOrdersRequestSchema: GenMessage<ListOrdersRequest> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 5);
+  messageDesc(file_orders_v1_orders, 7);
 
 /**
  * @generated from message orders.v1.ListOrdersResponse
@@ -338,7 +486,7 @@ export type ListOrdersResponse = Message<"orders.v1.ListOrdersResponse"> & {
  * Use `create(ListOrdersResponseSchema)` to create a new message.
  */
 export const ListOrdersResponseSchema: GenMessage<ListOrdersResponse> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 6);
+  messageDesc(file_orders_v1_orders, 8);
 
 /**
  * @generated from message orders.v1.CancelOrderRequest
@@ -360,7 +508,7 @@ export type CancelOrderRequest = Message<"orders.v1.CancelOrderRequest"> & {
  * Use `create(CancelOrderRequestSchema)` to create a new message.
  */
 export const CancelOrderRequestSchema: GenMessage<CancelOrderRequest> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 7);
+  messageDesc(file_orders_v1_orders, 9);
 
 /**
  * @generated from message orders.v1.CancelOrderResponse
@@ -393,7 +541,7 @@ export type CancelOrderResponse = Message<"orders.v1.CancelOrderResponse"> & {
  * Use `create(CancelOrderResponseSchema)` to create a new message.
  */
 export const CancelOrderResponseSchema: GenMessage<CancelOrderResponse> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 8);
+  messageDesc(file_orders_v1_orders, 10);
 
 /**
  * @generated from message orders.v1.EsimUsage
@@ -429,7 +577,7 @@ export type EsimUsage = Message<"orders.v1.EsimUsage"> & {
  * Use `create(EsimUsageSchema)` to create a new message.
  */
 export const EsimUsageSchema: GenMessage<EsimUsage> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 9);
+  messageDesc(file_orders_v1_orders, 11);
 
 /**
  * @generated from message orders.v1.Bundle
@@ -488,7 +636,7 @@ export type Bundle = Message<"orders.v1.Bundle"> & {
  * Use `create(BundleSchema)` to create a new message.
  */
 export const BundleSchema: GenMessage<Bundle> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 10);
+  messageDesc(file_orders_v1_orders, 12);
 
 /**
  * Everything the contract's §13 eSIM view shows, plus partner_id for operators.
@@ -581,7 +729,7 @@ export type EsimView = Message<"orders.v1.EsimView"> & {
  * Use `create(EsimViewSchema)` to create a new message.
  */
 export const EsimViewSchema: GenMessage<EsimView> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 11);
+  messageDesc(file_orders_v1_orders, 13);
 
 /**
  * @generated from message orders.v1.GetEsimRequest
@@ -605,7 +753,7 @@ export type GetEsimRequest = Message<"orders.v1.GetEsimRequest"> & {
  * Use `create(GetEsimRequestSchema)` to create a new message.
  */
 export const GetEsimRequestSchema: GenMessage<GetEsimRequest> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 12);
+  messageDesc(file_orders_v1_orders, 14);
 
 /**
  * @generated from message orders.v1.ListEsimsRequest
@@ -636,7 +784,7 @@ export type ListEsimsRequest = Message<"orders.v1.ListEsimsRequest"> & {
  * Use `create(ListEsimsRequestSchema)` to create a new message.
  */
 export const ListEsimsRequestSchema: GenMessage<ListEsimsRequest> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 13);
+  messageDesc(file_orders_v1_orders, 15);
 
 /**
  * @generated from message orders.v1.ListEsimsResponse
@@ -658,7 +806,7 @@ export type ListEsimsResponse = Message<"orders.v1.ListEsimsResponse"> & {
  * Use `create(ListEsimsResponseSchema)` to create a new message.
  */
 export const ListEsimsResponseSchema: GenMessage<ListEsimsResponse> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 14);
+  messageDesc(file_orders_v1_orders, 16);
 
 /**
  * @generated from message orders.v1.RecordSupplierNotificationRequest
@@ -708,7 +856,7 @@ export type RecordSupplierNotificationRequest = Message<"orders.v1.RecordSupplie
  * Use `create(RecordSupplierNotificationRequestSchema)` to create a new message.
  */
 export const RecordSupplierNotificationRequestSchema: GenMessage<RecordSupplierNotificationRequest> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 15);
+  messageDesc(file_orders_v1_orders, 17);
 
 /**
  * @generated from message orders.v1.RecordSupplierNotificationResponse
@@ -727,7 +875,7 @@ export type RecordSupplierNotificationResponse = Message<"orders.v1.RecordSuppli
  * Use `create(RecordSupplierNotificationResponseSchema)` to create a new message.
  */
 export const RecordSupplierNotificationResponseSchema: GenMessage<RecordSupplierNotificationResponse> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 16);
+  messageDesc(file_orders_v1_orders, 18);
 
 /**
  * Contract §7: processing → provisioned | failed; provisioned → cancelled.
@@ -759,6 +907,13 @@ export enum OrderStatus {
    * @generated from enum value: ORDER_STATUS_CANCELLED = 4;
    */
   CANCELLED = 4,
+
+  /**
+   * A group order some of whose eSIMs could not be provisioned (missing units refunded).
+   *
+   * @generated from enum value: ORDER_STATUS_PARTIALLY_PROVISIONED = 5;
+   */
+  PARTIALLY_PROVISIONED = 5,
 }
 
 /**
@@ -994,6 +1149,18 @@ export const OrdersService: GenService<{
     methodKind: "unary";
     input: typeof RecordSupplierNotificationRequestSchema;
     output: typeof RecordSupplierNotificationResponseSchema;
+  },
+  /**
+   * What CreateOrder would charge, recording nothing (§7 quotes): the same
+   * validation and PLAN_NOT_AVAILABLE / ESIM_NOT_FOUND / ESIM_NOT_TOPPABLE
+   * answers, never INSUFFICIENT_BALANCE.
+   *
+   * @generated from rpc orders.v1.OrdersService.QuoteOrder
+   */
+  quoteOrder: {
+    methodKind: "unary";
+    input: typeof QuoteOrderRequestSchema;
+    output: typeof QuoteOrderResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_orders_v1_orders, 0);
