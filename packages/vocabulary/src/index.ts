@@ -16,8 +16,11 @@ export type Scope = (typeof scopes)[number];
 export const partnerStatuses = ['pending', 'approved', 'rejected', 'suspended'] as const;
 export type PartnerStatus = (typeof partnerStatuses)[number];
 
-/** Order states (contract §7, §13): processing → provisioned | failed; provisioned → cancelled. */
-export const orderStatuses = ['processing', 'provisioned', 'failed', 'cancelled'] as const;
+/**
+ * Order states (contract §7, §13): processing → provisioned | failed; provisioned → cancelled.
+ * A group order some of whose eSIMs could not be provisioned ends partially_provisioned.
+ */
+export const orderStatuses = ['processing', 'provisioned', 'failed', 'cancelled', 'partially_provisioned'] as const;
 export type OrderStatus = (typeof orderStatuses)[number];
 
 /** Order kinds (contract §7, §13): a new eSIM, or a bundle added to an existing one. */

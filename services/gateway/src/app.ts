@@ -34,6 +34,7 @@ import { loginRoute } from './routes/public/login.js';
 import { meRoutes } from './routes/public/me.js';
 import { orderRoutes } from './routes/public/orders.js';
 import { quoteRoute } from './routes/public/quotes.js';
+import { orderEsimsCsvRoute } from './routes/public/orderEsimsCsv.js';
 import { registerRoute } from './routes/public/register.js';
 import { walletRoutes } from './routes/public/wallet.js';
 import { webhookRoutes } from './routes/public/webhooks.js';
@@ -130,6 +131,7 @@ export async function buildGateway({ config, logger, nc, ns: subjects, consume, 
       walletRoutes(api, { wallet, doors });
       orderRoutes(api, { orders, doors, catalogVersion: renderedCatalog.version });
       quoteRoute(api, { orders, doors, catalogVersion: renderedCatalog.version });
+      orderEsimsCsvRoute(api, { orders, doors });
       esimRoutes(api, { orders, doors });
       webhookRoutes(api, { webhooks, doors });
     },

@@ -380,6 +380,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/partner/me/orders/{orderId}/esims.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The activation codes of an order's eSIMs, as CSV (portal)
+         * @description `text/csv`: a header row `iccid,smdpAddress,matchingId,activationCode,appleInstallUrl`, then one row per provisioned eSIM of the order (a group order’s every eSIM). An order with no eSIM yet answers the header row alone. An unknown, malformed or another partner’s order: 404 ORDER_NOT_FOUND.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X GET "$ESIM_URL/api/v1/partner/me/orders/ord_01jd4m8x2q7v5c3b9n6k0w1y2z/esims.csv" \
+         *       -H "Authorization: Bearer $PORTAL_TOKEN"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.GET('/api/v1/partner/me/orders/{orderId}/esims.csv', { params: { path: { orderId: 'ord_01jd4m8x2q7v5c3b9n6k0w1y2z' } } });
+         *     ```
+         */
+        get: operations["portalExportOrderEsims"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/partner/me/wallet": {
         parameters: {
             query?: never;
@@ -559,7 +595,7 @@ export interface paths {
          *     curl -X POST "$ESIM_URL/api/v1/partner/orders" \
          *       -H "Authorization: Bearer $ESIM_API_KEY" \
          *       -H 'Content-Type: application/json' \
-         *       -d '{"clientRequestId":"order-2026-0001","planId":"plan_01jd4m8x2q7v5c3b9n6k0w1y2z","email":"traveller@example.com","phoneNumber":"+33612345678","iccid":"8933000000000000001"}'
+         *       -d '{"clientRequestId":"order-2026-0001","planId":"plan_01jd4m8x2q7v5c3b9n6k0w1y2z","email":"traveller@example.com","phoneNumber":"+33612345678","iccid":"8933000000000000001","quantity":1}'
          *     ```
          *
          *     **@esim/sdk**
@@ -573,7 +609,8 @@ export interface paths {
          *       planId: "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
          *       email: "traveller@example.com",
          *       phoneNumber: "+33612345678",
-         *       iccid: "8933000000000000001"
+         *       iccid: "8933000000000000001",
+         *       quantity: 1
          *     });
          *     ```
          */
@@ -650,6 +687,86 @@ export interface paths {
          *     ```
          */
         post: operations["cancelOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/orders/{orderId}/esims.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The activation codes of an order's eSIMs, as CSV
+         * @description `text/csv`: a header row `iccid,smdpAddress,matchingId,activationCode,appleInstallUrl`, then one row per provisioned eSIM of the order (a group order’s every eSIM). An order with no eSIM yet answers the header row alone. An unknown, malformed or another partner’s order: 404 ORDER_NOT_FOUND.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X GET "$ESIM_URL/api/v1/partner/orders/ord_01jd4m8x2q7v5c3b9n6k0w1y2z/esims.csv" \
+         *       -H "Authorization: Bearer $ESIM_API_KEY"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.GET('/api/v1/partner/orders/{orderId}/esims.csv', { params: { path: { orderId: 'ord_01jd4m8x2q7v5c3b9n6k0w1y2z' } } });
+         *     ```
+         */
+        get: operations["exportOrderEsims"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/orders/quote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Price an order against your wallet without placing it
+         * @description The body of POST /partner/orders without `clientRequestId`. Records nothing and debits nothing: 200 with the unit price, the price of `quantity` eSIMs, your balance and the balance after. A balance too low is `sufficientBalance: false`, never 402. The same validation as an order (400 naming the field), 422 PLAN_NOT_AVAILABLE, and with `iccid` 404 ESIM_NOT_FOUND and 409 ESIM_NOT_TOPPABLE; a plan that does not cover the eSIM answers `compatible: false`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X POST "$ESIM_URL/api/v1/partner/orders/quote" \
+         *       -H "Authorization: Bearer $ESIM_API_KEY" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"planId":"plan_01jd4m8x2q7v5c3b9n6k0w1y2z","email":"traveller@example.com","phoneNumber":"+33612345678","iccid":"8933000000000000001","quantity":1}'
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.POST('/api/v1/partner/orders/quote', { body: {
+         *       planId: "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
+         *       email: "traveller@example.com",
+         *       phoneNumber: "+33612345678",
+         *       iccid: "8933000000000000001",
+         *       quantity: 1
+         *     } });
+         *     ```
+         */
+        post: operations["quoteOrder"];
         delete?: never;
         options?: never;
         head?: never;
@@ -915,8 +1032,10 @@ export interface components {
             createdAt: string;
             currency: string;
             email: string;
-            /** @description Null until provisioned; for a top-up, the existing eSIM (nothing new to install) */
+            /** @description Null until provisioned; for a top-up, the existing eSIM (nothing new to install). For a group order, the first of `esims` */
             esim: components["schemas"]["OrderEsim"] | null;
+            /** @description Every provisioned eSIM of the order, in order; empty until provisioned */
+            esims: components["schemas"]["OrderEsim"][];
             failureReason: string | null;
             /** @description A top-up’s eSIM; for an esim order, null until provisioned, then the new eSIM’s */
             iccid: string | null;
@@ -931,11 +1050,17 @@ export interface components {
             planName: string;
             /** @description Charged, in minor units of `currency`: the catalog price for your tier at order time */
             price: number;
+            /** @description eSIMs ordered at once (1–50); a top-up is always 1 */
+            quantity: number;
+            /** @description What was given back: a partially provisioned group order’s missing eSIMs, or a cancellation; null when nothing was */
+            refundedAmount: number | null;
             /**
-             * @description processing → provisioned (esim set) or failed (failureReason set, price refunded); provisioned → cancelled (refunded, esim kept for the record)
+             * @description processing → provisioned (esim set) or failed (failureReason set, price refunded); provisioned → cancelled (refunded, esim kept for the record). A group order some of whose eSIMs could not be provisioned ends partially_provisioned, the missing ones refunded (refundedAmount)
              * @enum {string}
              */
-            status: "processing" | "provisioned" | "failed" | "cancelled";
+            status: "processing" | "provisioned" | "failed" | "cancelled" | "partially_provisioned";
+            /** @description The price of one eSIM (or bundle); price = quantity × unitPrice */
+            unitPrice: number;
             updatedAt: string;
         };
         OrderCreated: {
@@ -943,8 +1068,10 @@ export interface components {
             createdAt: string;
             currency: string;
             email: string;
-            /** @description Null until provisioned; for a top-up, the existing eSIM (nothing new to install) */
+            /** @description Null until provisioned; for a top-up, the existing eSIM (nothing new to install). For a group order, the first of `esims` */
             esim: components["schemas"]["OrderEsim"] | null;
+            /** @description Every provisioned eSIM of the order, in order; empty until provisioned */
+            esims: components["schemas"]["OrderEsim"][];
             failureReason: string | null;
             /** @description A top-up’s eSIM; for an esim order, null until provisioned, then the new eSIM’s */
             iccid: string | null;
@@ -959,11 +1086,17 @@ export interface components {
             planName: string;
             /** @description Charged, in minor units of `currency`: the catalog price for your tier at order time */
             price: number;
+            /** @description eSIMs ordered at once (1–50); a top-up is always 1 */
+            quantity: number;
+            /** @description What was given back: a partially provisioned group order’s missing eSIMs, or a cancellation; null when nothing was */
+            refundedAmount: number | null;
             /**
-             * @description processing → provisioned (esim set) or failed (failureReason set, price refunded); provisioned → cancelled (refunded, esim kept for the record)
+             * @description processing → provisioned (esim set) or failed (failureReason set, price refunded); provisioned → cancelled (refunded, esim kept for the record). A group order some of whose eSIMs could not be provisioned ends partially_provisioned, the missing ones refunded (refundedAmount)
              * @enum {string}
              */
-            status: "processing" | "provisioned" | "failed" | "cancelled";
+            status: "processing" | "provisioned" | "failed" | "cancelled" | "partially_provisioned";
+            /** @description The price of one eSIM (or bundle); price = quantity × unitPrice */
+            unitPrice: number;
             updatedAt: string;
             /** @description Wallet balance after the debit (the current balance on a replay) */
             walletBalance: number;
@@ -1002,6 +1135,8 @@ export interface components {
             phoneNumber: string;
             /** @description A plan id from GET /partner/catalog */
             planId: string;
+            /** @description How many eSIMs of the plan to order at once (1–50, default 1): one order, one debit of quantity × unit price. Not with `iccid` */
+            quantity?: number;
         };
         Partner: {
             company: string;
@@ -1092,6 +1227,37 @@ export interface components {
             title: string;
             /** @description URI reference naming the problem; docs/errors.md explains each */
             type: string;
+        };
+        Quote: {
+            /** @description walletBalance − price; negative when the balance falls short */
+            balanceAfter: number;
+            /** @description With `iccid`: whether the plan covers every country of that eSIM (a top-up needs it); null otherwise */
+            compatible: boolean | null;
+            currency: string;
+            planId: string;
+            /** @description quantity × unitPrice: what the order would debit */
+            price: number;
+            quantity: number;
+            sufficientBalance: boolean;
+            /** @description The price of one eSIM (or bundle) for your tier, minor units */
+            unitPrice: number;
+            /** @description Your balance now */
+            walletBalance: number;
+        };
+        QuoteRequestInput: {
+            /**
+             * Format: email
+             * @description The customer's e-mail address
+             */
+            email: string;
+            /** @description Top up this eSIM of yours with the plan (a new bundle on the same ICCID) instead of issuing a new eSIM */
+            iccid?: string;
+            /** @description The customer's phone number, E.164 */
+            phoneNumber: string;
+            /** @description A plan id from GET /partner/catalog */
+            planId: string;
+            /** @description How many eSIMs of the plan to order at once (1–50, default 1): one order, one debit of quantity × unit price. Not with `iccid` */
+            quantity?: number;
         };
         SupplierNotificationAccepted: {
             id: string;
@@ -2691,7 +2857,7 @@ export interface operations {
                 limit?: number;
                 /** @description 1-based page number */
                 page?: number;
-                status?: "processing" | "provisioned" | "failed" | "cancelled";
+                status?: "processing" | "provisioned" | "failed" | "cancelled" | "partially_provisioned";
             };
             header?: never;
             path?: never;
@@ -2730,7 +2896,20 @@ export interface operations {
                      *           },
                      *           "failureReason": "failureReason",
                      *           "createdAt": "2026-11-24T09:30:00.000Z",
-                     *           "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *           "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *           "quantity": 1,
+                     *           "unitPrice": 1500,
+                     *           "esims": [
+                     *             {
+                     *               "iccid": "8933000000000000001",
+                     *               "smdpAddress": "smdp.supplier.example",
+                     *               "matchingId": "MATCH-0001",
+                     *               "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
+                     *               "qrCode": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+                     *               "appleInstallUrl": "appleInstallUrl"
+                     *             }
+                     *           ],
+                     *           "refundedAmount": 1500
                      *         }
                      *       ],
                      *       "pagination": {
@@ -2868,10 +3047,147 @@ export interface operations {
                      *       },
                      *       "failureReason": "failureReason",
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "quantity": 1,
+                     *       "unitPrice": 1500,
+                     *       "esims": [
+                     *         {
+                     *           "iccid": "8933000000000000001",
+                     *           "smdpAddress": "smdp.supplier.example",
+                     *           "matchingId": "MATCH-0001",
+                     *           "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
+                     *           "qrCode": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+                     *           "appleInstallUrl": "appleInstallUrl"
+                     *         }
+                     *       ],
+                     *       "refundedAmount": 1500
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "detail": "Insufficient scope.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    portalExportOrderEsims: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV export */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example text */
+                    "text/csv": string;
                 };
             };
             /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
@@ -3511,7 +3827,7 @@ export interface operations {
                 limit?: number;
                 /** @description 1-based page number */
                 page?: number;
-                status?: "processing" | "provisioned" | "failed" | "cancelled";
+                status?: "processing" | "provisioned" | "failed" | "cancelled" | "partially_provisioned";
             };
             header?: never;
             path?: never;
@@ -3550,7 +3866,20 @@ export interface operations {
                      *           },
                      *           "failureReason": "failureReason",
                      *           "createdAt": "2026-11-24T09:30:00.000Z",
-                     *           "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *           "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *           "quantity": 1,
+                     *           "unitPrice": 1500,
+                     *           "esims": [
+                     *             {
+                     *               "iccid": "8933000000000000001",
+                     *               "smdpAddress": "smdp.supplier.example",
+                     *               "matchingId": "MATCH-0001",
+                     *               "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
+                     *               "qrCode": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+                     *               "appleInstallUrl": "appleInstallUrl"
+                     *             }
+                     *           ],
+                     *           "refundedAmount": 1500
                      *         }
                      *       ],
                      *       "pagination": {
@@ -3682,7 +4011,8 @@ export interface operations {
                  *       "planId": "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
                  *       "email": "traveller@example.com",
                  *       "phoneNumber": "+33612345678",
-                 *       "iccid": "8933000000000000001"
+                 *       "iccid": "8933000000000000001",
+                 *       "quantity": 1
                  *     }
                  */
                 "application/json": components["schemas"]["OrderRequestInput"];
@@ -3719,6 +4049,19 @@ export interface operations {
                      *       "failureReason": "failureReason",
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
                      *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "quantity": 1,
+                     *       "unitPrice": 1500,
+                     *       "esims": [
+                     *         {
+                     *           "iccid": "8933000000000000001",
+                     *           "smdpAddress": "smdp.supplier.example",
+                     *           "matchingId": "MATCH-0001",
+                     *           "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
+                     *           "qrCode": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+                     *           "appleInstallUrl": "appleInstallUrl"
+                     *         }
+                     *       ],
+                     *       "refundedAmount": 1500,
                      *       "walletBalance": 1500
                      *     }
                      */
@@ -3755,6 +4098,19 @@ export interface operations {
                      *       "failureReason": "failureReason",
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
                      *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "quantity": 1,
+                     *       "unitPrice": 1500,
+                     *       "esims": [
+                     *         {
+                     *           "iccid": "8933000000000000001",
+                     *           "smdpAddress": "smdp.supplier.example",
+                     *           "matchingId": "MATCH-0001",
+                     *           "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
+                     *           "qrCode": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+                     *           "appleInstallUrl": "appleInstallUrl"
+                     *         }
+                     *       ],
+                     *       "refundedAmount": 1500,
                      *       "walletBalance": 1500
                      *     }
                      */
@@ -4018,7 +4374,20 @@ export interface operations {
                      *       },
                      *       "failureReason": "failureReason",
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "quantity": 1,
+                     *       "unitPrice": 1500,
+                     *       "esims": [
+                     *         {
+                     *           "iccid": "8933000000000000001",
+                     *           "smdpAddress": "smdp.supplier.example",
+                     *           "matchingId": "MATCH-0001",
+                     *           "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
+                     *           "qrCode": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+                     *           "appleInstallUrl": "appleInstallUrl"
+                     *         }
+                     *       ],
+                     *       "refundedAmount": 1500
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -4186,7 +4555,20 @@ export interface operations {
                      *       },
                      *       "failureReason": "failureReason",
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "quantity": 1,
+                     *       "unitPrice": 1500,
+                     *       "esims": [
+                     *         {
+                     *           "iccid": "8933000000000000001",
+                     *           "smdpAddress": "smdp.supplier.example",
+                     *           "matchingId": "MATCH-0001",
+                     *           "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
+                     *           "qrCode": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+                     *           "appleInstallUrl": "appleInstallUrl"
+                     *         }
+                     *       ],
+                     *       "refundedAmount": 1500
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -4325,6 +4707,391 @@ export interface operations {
                      *       "status": 415,
                      *       "code": "UNSUPPORTED_MEDIA_TYPE",
                      *       "detail": "Unsupported media type.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "detail": "Rate limited.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exportOrderEsims: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV export */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example text */
+                    "text/csv": string;
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "detail": "Insufficient scope.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "detail": "Rate limited.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    quoteOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "planId": "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                 *       "email": "traveller@example.com",
+                 *       "phoneNumber": "+33612345678",
+                 *       "iccid": "8933000000000000001",
+                 *       "quantity": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["QuoteRequestInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "planId": "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "quantity": 1,
+                     *       "unitPrice": 1500,
+                     *       "price": 1500,
+                     *       "currency": "USD",
+                     *       "walletBalance": 1500,
+                     *       "balanceAfter": 1500,
+                     *       "sufficientBalance": true,
+                     *       "compatible": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Quote"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "detail": "Insufficient scope.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code EMAIL_ALREADY_REGISTERED or REQUEST_IN_PROGRESS or INVALID_STATE or ESIM_NOT_TOPPABLE or ORDER_NOT_CANCELLABLE. Conflict: [EMAIL_ALREADY_REGISTERED](/problems#email-already-registered), [REQUEST_IN_PROGRESS](/problems#request-in-progress), [INVALID_STATE](/problems#invalid-state), [ESIM_NOT_TOPPABLE](/problems#esim-not-toppable), [ORDER_NOT_CANCELLABLE](/problems#order-not-cancellable) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/esim-not-toppable",
+                     *       "title": "eSIM cannot be topped up",
+                     *       "status": 409,
+                     *       "code": "ESIM_NOT_TOPPABLE",
+                     *       "detail": "eSIM cannot be topped up.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "detail": "Payload too large.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Unsupported media type.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code IDEMPOTENCY_CONFLICT or PLAN_NOT_AVAILABLE or PLAN_NOT_COMPATIBLE. Unprocessable Entity: [IDEMPOTENCY_CONFLICT](/problems#idempotency-conflict), [PLAN_NOT_AVAILABLE](/problems#plan-not-available), [PLAN_NOT_COMPATIBLE](/problems#plan-not-compatible) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/plan-not-available",
+                     *       "title": "Plan not available",
+                     *       "status": 422,
+                     *       "code": "PLAN_NOT_AVAILABLE",
+                     *       "detail": "Plan not available.",
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */

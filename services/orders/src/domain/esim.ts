@@ -6,6 +6,8 @@ export interface EsimRecord {
   partnerId: string;
   /** The first order's id. */
   orderId: string;
+  /** The id partners are shown: the group's for a group order's eSIM (its unit order is internal), else orderId. */
+  shownOrderId: string;
   status: EsimStatus;
   smdpAddress: string;
   matchingId: string;
@@ -22,6 +24,8 @@ export interface EsimRecord {
 /** One bundle: the data a provisioned order bought on its eSIM. */
 export interface BundleRecord {
   orderId: string;
+  /** As EsimRecord.shownOrderId. */
+  shownOrderId: string;
   iccid: string;
   seq: number;
   planId: string;

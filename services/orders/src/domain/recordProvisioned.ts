@@ -7,6 +7,7 @@ import { orderTimeToProvisioned, ordersProvisioned } from './metrics.js';
 import type { VisibleOrder } from './order.js';
 import { partnerOrderViewOf } from './partnerView.js';
 import { qrCodeOf } from './qrCode.js';
+import { settleGroup } from './groupOrders.js';
 import { recordEsim } from './recordEsim.js';
 
 /** The consumer of provisioning.succeeded: applyProvisioned, in its exactly-once transaction. */
@@ -42,6 +43,13 @@ export async function applyProvisioned(
   }
   const qrCode = await qrCodeOf(esim.activationCode);
   const provisioned = (await markProvisioned(db, orderId, { ...esim, qrCode }, supplierReference)) as VisibleOrder;
+  if (provisioned.groupOrderId !== null) {
+    // A group's unit: its eSIM is recorded as a single order's; the group announces itself once every unit is settled.
+    await recordEsim(db, logger, provisioned);
+    await settleGroup(db, logger, provisioned.groupOrderId);
+    logger.info({ orderId, groupOrderId: provisioned.groupOrderId, unit: provisioned.unit, supplierReference, ...source }, 'group unit provisioned');
+    return true;
+  }
   await enqueueEvent(db, schema, 'orders.order.provisioned', { orderId, partnerId: provisioned.partnerId });
   await enqueueEvent(db, schema, 'partner.notification', {
     partnerId: provisioned.partnerId,

@@ -4,7 +4,8 @@ import { findOrder, lockProcessingOrder, staleProcessingOrders, type ProcessingC
 import { orderLogFields } from './customerLog.js';
 import type { OrdersDeps } from './deps.js';
 import { ordersSwept } from './metrics.js';
-import type { Order } from './order.js';
+import { isGroup, type Order } from './order.js';
+import { applyUnitFailure } from './recordProvisioningFailure.js';
 import { applyProvisioned } from './recordProvisioned.js';
 import { applyRefunded } from './recordRefund.js';
 
@@ -68,6 +69,8 @@ export async function settleProcessingOrders(
 /** One order: ask, then apply under the lock. Never throws, so one order's trouble never stops the others. */
 async function settleOne(deps: OrdersDeps, order: Order): Promise<SweepOutcome> {
   const log = { ...orderLogFields(order), kind: order.kind };
+  // A group is settled by its units (each swept on its own), in their transactions; provisioning knows only the units.
+  if (isGroup(order)) return 'in_progress';
   let known: ProvisioningState;
   try {
     known = await deps.provisioning.provisioningState(order.id);
@@ -87,8 +90,16 @@ async function settleOne(deps: OrdersDeps, order: Order): Promise<SweepOutcome> 
         const applied = await withTransaction(deps.pool, async (db) => (await lockProcessingOrder(db, order.id)) !== undefined && applyProvisioned(db, deps.logger, known.esim, { via: 'sweeper' }));
         return applied ? 'provisioned' : 'settled_meanwhile';
       }
-      case 'failed':
-        return await refundAndFail(deps, order, known.reason);
+      case 'failed': {
+        const groupId = order.groupOrderId;
+        if (groupId === null) return await refundAndFail(deps, order, known.reason);
+        // A unit has nothing of its own to refund: it fails, and its group settles if it was the last.
+        const applied = await withTransaction(
+          deps.pool,
+          async (db) => (await lockProcessingOrder(db, order.id)) !== undefined && applyUnitFailure(db, deps.logger, order.id, groupId, known.reason),
+        );
+        return applied ? 'failed' : 'settled_meanwhile';
+      }
     }
   } catch (error) {
     deps.logger.warn({ ...log, state: known.state, err: error }, 'processing sweeper: could not settle the order; retrying next round');

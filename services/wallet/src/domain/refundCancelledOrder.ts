@@ -46,9 +46,11 @@ export async function refundCancelledOrder(deps: WalletDeps, input: RefundInput)
       const reservation = await findReservation(db, input.orderId, { forUpdate: true });
       if (!head || !reservation) throw new Error(`reservation ${input.orderId} lost its wallet`);
       if (reservation.state === 'released') return replayOf(db, input.orderId);
+      // What was paid net of an earlier refund (a partially provisioned group order's missing eSIMs, §7).
+      const earlier = reservation.partialRefundEntryId ? ((await findEntry(db, reservation.partialRefundEntryId))?.amount ?? 0) : 0;
       const entry = await appendEntry(db, head, {
         type: 'refund',
-        amount: reservation.amount,
+        amount: reservation.amount - earlier,
         orderId: reservation.orderId,
         description: `Refund: ${input.reason === '' ? 'order cancelled' : input.reason}`,
       });

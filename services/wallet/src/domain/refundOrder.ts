@@ -1,6 +1,6 @@
 import type { Queryable } from '@esim/postgres';
 import type { Logger } from '@esim/telemetry';
-import { findReservation, markReleased } from '../store/reservationStore.js';
+import { findReservation, markPartlyRefunded, markReleased } from '../store/reservationStore.js';
 import { walletMetrics } from './metrics.js';
 import { appendEntry, lockWalletFor } from './movement.js';
 import { announceRefund } from './walletEvents.js';
@@ -18,7 +18,7 @@ const reasonLengthMax = 480;
  * unique refund-per-order index is the database's last word. An order with
  * no reservation was never debited, so there is nothing to give back.
  */
-export async function refundOrder(db: Queryable, logger: Logger, event: { orderId: string; partnerId: string; reason: string }): Promise<void> {
+export async function refundOrder(db: Queryable, logger: Logger, event: { orderId: string; partnerId: string; reason: string; amount?: number | undefined }): Promise<void> {
   const known = await findReservation(db, event.orderId);
   if (!known) {
     logger.warn({ orderId: event.orderId }, 'failed order has no reservation; nothing was debited, nothing to refund');
@@ -31,19 +31,23 @@ export async function refundOrder(db: Queryable, logger: Logger, event: { orderI
   const head = await lockWalletFor(db, known.partnerId, { create: false });
   const reservation = await findReservation(db, event.orderId, { forUpdate: true });
   if (!head || !reservation) throw new Error(`reservation ${event.orderId} lost its wallet`);
-  if (reservation.state === 'released') return;
+  if (reservation.state === 'released' || reservation.partialRefundEntryId !== null) return;
   if (reservation.state === 'captured') {
     logger.error({ orderId: event.orderId }, 'order reported failed after it was provisioned; not refunded');
     return;
   }
+  // A group order some of whose eSIMs were provisioned: only the missing ones go back, and the rest is earned.
+  const partial = event.amount !== undefined && event.amount < reservation.amount;
   const entry = await appendEntry(db, head, {
     type: 'refund',
-    amount: reservation.amount,
+    amount: partial ? (event.amount as number) : reservation.amount,
     orderId: reservation.orderId,
+    ...(partial ? { reference: 'missing-units' } : {}),
     description: `Refund: ${event.reason.slice(0, reasonLengthMax)}`,
   });
-  await markReleased(db, reservation.orderId, entry.id);
+  if (partial) await markPartlyRefunded(db, reservation.orderId, entry.id);
+  else await markReleased(db, reservation.orderId, entry.id);
   await announceRefund(db, { ...entry, orderId: reservation.orderId });
   walletMetrics.refunds.add(1);
-  walletMetrics.refundedMinor.add(reservation.amount);
+  walletMetrics.refundedMinor.add(entry.amount);
 }
