@@ -47,7 +47,7 @@ export const grpcCallers: Readonly<Record<string, Readonly<Record<string, readon
     ],
     'catalog.v1.CatalogService': ['ListPlans', 'AdminListPlans', 'AdminGetPlan', 'CreatePlan', 'UpdatePlan'],
     'wallet.v1.WalletService': ['GetWallet', 'ListLedger', 'TopUp', 'Adjust'],
-    'orders.v1.OrdersService': ['CreateOrder', 'GetOrder', 'ListOrders', 'CancelOrder', 'GetEsim', 'ListEsims', 'RecordSupplierNotification'],
+    'orders.v1.OrdersService': ['CreateOrder', 'GetOrder', 'ListOrders', 'CancelOrder', 'GetEsim', 'ListEsims', 'RecordSupplierNotification', 'QuoteOrder'],
     'webhooks.v1.WebhooksService': ['ListDeliveries', 'RetryDelivery', 'SendTestEvent'],
   },
   // The order saga: a tier's price, then the debit (and reading it back when the answer was lost).
