@@ -32,6 +32,8 @@ export interface Client {
   patch<T>(path: string, body: unknown): Promise<T>;
   /** A POST whose status matters (a top-up answers 200 for a reference credited before, 201 for a new credit). */
   postForStatus<T>(path: string, body?: unknown): Promise<{ status: number; body: T }>;
+  /** A GET of a non-JSON answer (a CSV export), as text. */
+  getText(path: string): Promise<string>;
 }
 
 export function withQuery(path: string, query: Query = {}): string {
@@ -42,7 +44,7 @@ export function withQuery(path: string, query: Query = {}): string {
 }
 
 export function createClient(options: ClientOptions): Client {
-  async function send<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+  async function send<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T; text: string }> {
     const headers: Record<string, string> = { accept: 'application/json, application/problem+json', ...options.headers() };
     if (body !== undefined) headers['content-type'] = 'application/json';
     let response: Response;
@@ -64,7 +66,7 @@ export function createClient(options: ClientOptions): Client {
     } catch {
       parsed = undefined;
     }
-    if (response.ok) return { status: response.status, body: parsed as T };
+    if (response.ok) return { status: response.status, body: parsed as T, text };
     const problem =
       parsed && typeof parsed === 'object' && 'detail' in parsed
         ? (parsed as Problem)
@@ -79,5 +81,6 @@ export function createClient(options: ClientOptions): Client {
     post: (path, body) => bodyOf(send('POST', path, body)),
     patch: (path, body) => bodyOf(send('PATCH', path, body)),
     postForStatus: (path, body) => send('POST', path, body),
+    getText: (path) => send('GET', path).then((answer) => answer.text),
   };
 }
