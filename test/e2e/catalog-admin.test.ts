@@ -100,6 +100,15 @@ describe('creating a plan', () => {
       validityDays: 14,
       wholesalePrice: 1594,
       currency: 'USD',
+      unlimited: false,
+      fairUseMb: null,
+      throttleKbps: null,
+      networks: [],
+      voice: false,
+      sms: false,
+      kycRequired: false,
+      topUpable: true,
+      activationPolicy: 'first_use',
     });
   });
 

@@ -114,9 +114,11 @@ export function adminPlanRoutes(app: FastifyInstance, { catalog }: { catalog: Ca
           .partial()
           .required({ name: true, countries: true, validityDays: true, floorPrice: true, retailPrice: true, supplierSku: true, supplierCost: true })
           .extend({ active: planFields.active.default(true) })
-          .superRefine((plan, context) => {
-            // A limited plan (the default) needs its allowance; an unlimited one has none.
-            if (plan.unlimited !== true && plan.dataMb === undefined) context.addIssue({ code: 'custom', path: ['dataMb'], message: 'is required unless the plan is unlimited' });
+          // A limited plan (the default) needs its allowance; an unlimited one has none. Checked even when other fields fail, so one answer names them all.
+          .refine((plan) => plan.unlimited === true || plan.dataMb !== undefined, {
+            path: ['dataMb'],
+            message: 'is required unless the plan is unlimited',
+            when: (payload) => typeof payload.value === 'object' && payload.value !== null,
           }),
         response: { 201: adminPlanView, ...problems(400, 401, 413, 415, 503) },
       },
