@@ -71,7 +71,7 @@ export function CatalogPage({ api, route }: { api: Client; route: Route }) {
               caption="Plans"
               rows={result.data}
               rowKey={(p) => p.id}
-              empty="No active plan matches these filters."
+              empty={generation || unlimited || topUpable ? 'No active plan matches these filters.' : 'No active plan covers this country.'}
               columns={[
                 { label: 'Plan', render: (p) => p.name },
                 { label: 'Coverage', render: (p) => p.region ?? p.countries.map(countryName).join(', ') },
