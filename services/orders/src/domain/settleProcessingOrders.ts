@@ -1,5 +1,6 @@
 import { withTransaction } from '@esim/postgres';
 import type { ProvisioningState } from '../clients/provisioning.js';
+import { unitOrdersOf } from '../store/groupStore.js';
 import { findOrder, lockProcessingOrder, staleProcessingOrders, type ProcessingCursor } from '../store/orderStore.js';
 import { orderLogFields } from './customerLog.js';
 import type { OrdersDeps } from './deps.js';
@@ -70,7 +71,10 @@ export async function settleProcessingOrders(
 async function settleOne(deps: OrdersDeps, order: Order): Promise<SweepOutcome> {
   const log = { ...orderLogFields(order), kind: order.kind };
   // A group is settled by its units (each swept on its own), in their transactions; provisioning knows only the units.
-  if (isGroup(order)) return 'in_progress';
+  if (isGroup(order)) return settleGroupRefundLost(deps, order).catch((error: unknown) => {
+    deps.logger.warn({ ...log, err: error }, 'processing sweeper: could not read the group order\'s refund; retrying next round');
+    return 'error' as const;
+  });
   let known: ProvisioningState;
   try {
     known = await deps.provisioning.provisioningState(order.id);
@@ -117,6 +121,29 @@ async function refundAndFail(deps: OrdersDeps, order: Order, reason: string): Pr
     async (db) =>
       (await lockProcessingOrder(db, order.id)) !== undefined &&
       applyRefunded(db, deps.logger, { orderId: order.id, amount: refund.amount, fallbackReason: reason }, { via: 'sweeper' }),
+  );
+  return applied ? 'failed' : 'settled_meanwhile';
+}
+
+/**
+ * A group waiting for the refund of its missing units (its failure reason is
+ * set): if the wallet has recorded it and wallet.order.refunded was lost, the
+ * group settles as that event would have. The wallet's reservation says which
+ * refund it recorded: released is the whole price (no unit provisioned),
+ * captured the missing units' (some provisioned); held, none yet.
+ */
+async function settleGroupRefundLost(deps: OrdersDeps, group: Order): Promise<SweepOutcome> {
+  if (group.failureReason === null) return 'in_progress';
+  const reservation = await deps.wallet.reservation(group.id);
+  if (!reservation || reservation.state === 'held') return 'in_progress';
+  const units = await unitOrdersOf(deps.pool, group.id);
+  const missing = units.filter((unit) => unit.status === 'failed').length;
+  const amount = reservation.state === 'released' ? reservation.amount : missing * group.unitPrice;
+  const applied = await withTransaction(
+    deps.pool,
+    async (db) =>
+      (await lockProcessingOrder(db, group.id)) !== undefined &&
+      applyRefunded(db, deps.logger, { orderId: group.id, amount, fallbackReason: group.failureReason ?? 'refunded by the wallet' }, { via: 'sweeper' }),
   );
   return applied ? 'failed' : 'settled_meanwhile';
 }
