@@ -7,6 +7,7 @@ import { href } from '../../shared/router.js';
 import { useTitle } from '../../shared/shell.js';
 import type { Esim, Order } from '../../shared/types.js';
 import { Badge, CopyButton, Loaded, useResource } from '../../shared/ui.js';
+import { ApiCall, curlPost } from '../apiCall.js';
 import { CancelPanel } from './CancelOrder.js';
 import { TopUpPanel } from './TopUp.js';
 
@@ -148,9 +149,16 @@ function GroupEsims({ api, order }: { api: Client; order: Order }) {
           </li>
         ))}
       </ol>
-      {order.status !== 'processing' && order.status !== 'failed' && order.esim && order.status !== 'cancelled' && (
-        <p>A group order is cancelled as a whole, while none of its eSIMs is installed or used.</p>
+      {(order.status === 'provisioned' || order.status === 'partially_provisioned') && (
+        <>
+          <p>
+            A group order is cancelled as a whole, and only while none of its eSIMs is installed, used or topped up; what was paid (net of any refund
+            already made) goes back to your wallet. Cancelling is an API call with a key that has the <code>orders:write</code> scope:
+          </p>
+          <ApiCall id="group-cancel-call" label="Cancel call" command={curlPost(`/partner/orders/${encodeURIComponent(order.id)}/cancel`)} />
+        </>
       )}
+      {order.status === 'cancelled' && <p>This order was cancelled as a whole; its eSIMs are kept above for the record.</p>}
     </section>
   );
 }
