@@ -117,6 +117,19 @@ describe('esim-admin', () => {
     const listed = await cli('plans', 'list', '--country', 'MT', '--limit', '100');
     expect(listed.stdout).toContain(created.id);
     expect(listed.stdout).toContain('3.00');
+    const described = await json('plans', 'update', created.id, '--networks', 'MT:GO:4G/5G,MT:Epic:4G', '--sms', 'true', '--top-upable', 'false', '--profile-type', 'PT-MT');
+    expect(described).toMatchObject({
+      networks: [
+        { country: 'MT', operator: 'GO', generations: ['4G', '5G'] },
+        { country: 'MT', operator: 'Epic', generations: ['4G'] },
+      ],
+      sms: true,
+      voice: false,
+      topUpable: false,
+      profileType: 'PT-MT',
+    });
+    const unlimited = await json('plans', 'update', created.id, '--unlimited', 'true', '--fair-use-mb', '10240', '--throttle-kbps', '512');
+    expect(unlimited).toMatchObject({ unlimited: true, dataMb: null, fairUseMb: 10240, throttleKbps: 512 });
     expect((await json('plans', 'deactivate', created.id)).active).toBe(false);
     const deliveries = await json('deliveries', 'list', '--limit', '5');
     expect(deliveries.pagination.limit).toBe(5);

@@ -66,6 +66,16 @@ describe('creating a plan', () => {
       supplierCost: 1035,
       active: true,
       currency: 'USD',
+      unlimited: false,
+      fairUseMb: null,
+      throttleKbps: null,
+      networks: [],
+      voice: false,
+      sms: false,
+      kycRequired: false,
+      topUpable: true,
+      activationPolicy: 'first_use',
+      profileType: null,
       createdAt: expect.stringMatching(timestamp),
       updatedAt: expect.stringMatching(timestamp),
     });
@@ -90,6 +100,15 @@ describe('creating a plan', () => {
       validityDays: 14,
       wholesalePrice: 1594,
       currency: 'USD',
+      unlimited: false,
+      fairUseMb: null,
+      throttleKbps: null,
+      networks: [],
+      voice: false,
+      sms: false,
+      kycRequired: false,
+      topUpable: true,
+      activationPolicy: 'first_use',
     });
   });
 

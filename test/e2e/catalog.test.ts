@@ -45,7 +45,29 @@ const expectedPrice: Record<Tier, (floor: number) => number> = {
   enterprise: (floor) => Number((BigInt(floor) * 120n + 50n) / 100n),
 };
 
-const planViewKeys = ['id', 'name', 'countries', 'region', 'dataMb', 'validityDays', 'wholesalePrice', 'currency'];
+const planViewKeys = [
+  'id',
+  'name',
+  'countries',
+  'region',
+  'dataMb',
+  'validityDays',
+  'wholesalePrice',
+  'currency',
+  // What a traveller gets (§5), and the keys of each network.
+  'unlimited',
+  'fairUseMb',
+  'throttleKbps',
+  'networks',
+  'voice',
+  'sms',
+  'kycRequired',
+  'topUpable',
+  'activationPolicy',
+  'country',
+  'operator',
+  'generations',
+];
 const envelopeKeys = ['data', 'pagination', 'page', 'limit', 'total', 'totalPages'];
 const internalWords = /retail|floor|supplier|sku|cost|margin/i;
 

@@ -34,6 +34,8 @@ export interface Client {
   postForStatus<T>(path: string, body?: unknown): Promise<{ status: number; body: T }>;
   /** A DELETE (answers 204 without a body). */
   delete(path: string): Promise<void>;
+  /** A GET of a non-JSON answer (a CSV export), as text. */
+  getText(path: string): Promise<string>;
 }
 
 export function withQuery(path: string, query: Query = {}): string {
@@ -44,7 +46,7 @@ export function withQuery(path: string, query: Query = {}): string {
 }
 
 export function createClient(options: ClientOptions): Client {
-  async function send<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+  async function send<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T; text: string }> {
     const headers: Record<string, string> = { accept: 'application/json, application/problem+json', ...options.headers() };
     if (body !== undefined) headers['content-type'] = 'application/json';
     let response: Response;
@@ -66,7 +68,7 @@ export function createClient(options: ClientOptions): Client {
     } catch {
       parsed = undefined;
     }
-    if (response.ok) return { status: response.status, body: parsed as T };
+    if (response.ok) return { status: response.status, body: parsed as T, text };
     const problem =
       parsed && typeof parsed === 'object' && 'detail' in parsed
         ? (parsed as Problem)
@@ -82,5 +84,6 @@ export function createClient(options: ClientOptions): Client {
     patch: (path, body) => bodyOf(send('PATCH', path, body)),
     postForStatus: (path, body) => send('POST', path, body),
     delete: (path) => send('DELETE', path).then(() => undefined),
+    getText: (path) => send('GET', path).then((answer) => answer.text),
   };
 }

@@ -27,3 +27,10 @@ const regionNames = new Intl.DisplayNames(undefined, { type: 'region' });
 export function countryName(code: string): string {
   return regionNames.of(code) ?? code;
 }
+
+/** A plan's data: its allowance, or "Unlimited" with the fair use and the speed after it (§5). */
+export function formatAllowance(plan: { dataMb: number | null; unlimited: boolean; fairUseMb: number | null; throttleKbps: number | null }): string {
+  if (!plan.unlimited || plan.dataMb !== null) return formatData(plan.dataMb ?? 0);
+  const fairUse = plan.fairUseMb === null ? '' : ` (${formatData(plan.fairUseMb)} at full speed, then ${plan.throttleKbps ?? 0} kbps)`;
+  return `Unlimited${fairUse}`;
+}

@@ -39,6 +39,9 @@ const sealed = z.string().regex(/^v[12]\.[A-Za-z0-9+/=]+\.[A-Za-z0-9+/=]+\.[A-Za
 const money = z.number().int();
 const currency = z.string().regex(/^[A-Z]{3}$/);
 
+/** An order's eSIM as partners see it (contract §7), without the QR code. */
+const partnerOrderEsim = z.object({ iccid: z.string(), smdpAddress: z.string(), matchingId: z.string(), activationCode: z.string(), appleInstallUrl: z.string() });
+
 /** The order as partners see it (contract §7), without the QR code: webhooks carry this, not the PNG. */
 export const partnerOrderView = z.object({
   id: z.string(),
@@ -52,12 +55,18 @@ export const partnerOrderView = z.object({
   currency,
   email: z.string(),
   phoneNumber: z.string(),
-  esim: z
-    .object({ iccid: z.string(), smdpAddress: z.string(), matchingId: z.string(), activationCode: z.string(), appleInstallUrl: z.string() })
-    .nullable(),
+  esim: partnerOrderEsim.nullable(),
   failureReason: z.string().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
+  /*
+   * Group orders (§7). Optional so that events written before groups existed
+   * still parse; every event written since carries them.
+   */
+  quantity: z.number().int().optional(),
+  unitPrice: money.optional(),
+  esims: z.array(partnerOrderEsim).optional(),
+  refundedAmount: money.nullable().optional(),
 });
 
 /** One bundle of an eSIM as partners see it (contract §13). */
@@ -136,7 +145,13 @@ export const partnerNotification = z.discriminatedUnion('type', [
     orderId: z.string(),
     payload: z.object({ orderId: z.string(), clientRequestId: z.string(), amount: money, currency, walletBalance: money }),
   }),
-  z.object({ partnerId: z.string(), type: z.literal('provision.provisioned'), orderId: z.string(), payload: z.object({ order: partnerOrderView }) }),
+  z.object({
+    partnerId: z.string(),
+    type: z.literal('provision.provisioned'),
+    orderId: z.string(),
+    // refundedAmount: a partially provisioned group order's refund of its missing units (§7).
+    payload: z.object({ order: partnerOrderView, refundedAmount: money.optional() }),
+  }),
   z.object({
     partnerId: z.string(),
     type: z.literal('provision.failed'),
@@ -285,10 +300,14 @@ export const events = {
     stream: 'ORDERS',
     data: z.object({ orderId: z.string(), partnerId: z.string() }),
   },
-  /** Provisioning failed for good: the wallet releases the reservation and refunds. */
+  /**
+   * Provisioning failed for good: the wallet releases the reservation and
+   * refunds. `amount` (a group order some of whose eSIMs were provisioned,
+   * §7): refund only this much, as one entry, and capture the rest.
+   */
   'orders.order.provisioning_failed': {
     stream: 'ORDERS',
-    data: z.object({ orderId: z.string(), partnerId: z.string(), reason: z.string() }),
+    data: z.object({ orderId: z.string(), partnerId: z.string(), reason: z.string(), amount: money.positive().optional() }),
   },
   /** The supplier returned an eSIM for the order. */
   'provisioning.succeeded': {

@@ -59,7 +59,7 @@ export const grpcCallers: Readonly<Record<string, Readonly<Record<string, readon
     ],
     'catalog.v1.CatalogService': ['ListPlans', 'AdminListPlans', 'AdminGetPlan', 'CreatePlan', 'UpdatePlan'],
     'wallet.v1.WalletService': ['GetWallet', 'ListLedger', 'TopUp', 'Adjust', 'SetLowBalanceThreshold', 'GetLowBalanceThreshold'],
-    'orders.v1.OrdersService': ['CreateOrder', 'GetOrder', 'ListOrders', 'CancelOrder', 'GetEsim', 'ListEsims', 'RecordSupplierNotification', 'SetEsimSuspended', 'RunReconciliation', 'ListReconciliationRuns'],
+    'orders.v1.OrdersService': ['CreateOrder', 'GetOrder', 'ListOrders', 'CancelOrder', 'GetEsim', 'ListEsims', 'RecordSupplierNotification', 'SetEsimSuspended', 'RunReconciliation', 'ListReconciliationRuns', 'QuoteOrder'],
     'webhooks.v1.WebhooksService': [
       'ListDeliveries',
       'RetryDelivery',

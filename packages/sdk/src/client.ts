@@ -11,6 +11,9 @@ export type Order = Schemas['Order'];
 export type Wallet = Schemas['Wallet'];
 export type LedgerEntry = Schemas['LedgerEntry'];
 export type OrderRequest = Schemas['OrderRequestInput'];
+/** What `orders.quote` takes: an order's body without `clientRequestId` (§7). */
+export type QuoteRequest = Schemas['QuoteRequestInput'];
+export type Quote = Schemas['Quote'];
 /** The created (or replayed) order, the wallet balance after it, and whether it was a replay (`Idempotent-Replayed: true`). */
 export type CreatedOrder = Schemas['OrderCreated'] & { replayed: boolean };
 
@@ -85,6 +88,13 @@ export function createClient(options: ClientOptions) {
         return { ...created, replayed: result.response.headers.get('idempotent-replayed') === 'true' };
       }
     },
+    /** What an order would cost against your wallet now (`quantity` eSIMs, or a top-up with `iccid`); records nothing, never 402. */
+    quote: async (request: QuoteRequest): Promise<Quote> => unwrap(await raw.POST('/api/v1/partner/orders/quote', { body: request })),
+    /** Cancels an unused order (a group order as a whole), refunding it (§13). */
+    cancel: async (orderId: string): Promise<Order> => unwrap(await raw.POST('/api/v1/partner/orders/{orderId}/cancel', { params: { path: { orderId } } })),
+    /** The order's eSIMs as CSV: `iccid,smdpAddress,matchingId,activationCode,appleInstallUrl`, one row per eSIM. */
+    esimsCsv: async (orderId: string): Promise<string> =>
+      unwrap(await raw.GET('/api/v1/partner/orders/{orderId}/esims.csv', { params: { path: { orderId } }, parseAs: 'text' })) as string,
     get: async (orderId: string): Promise<Order> => unwrap(await raw.GET('/api/v1/partner/orders/{orderId}', { params: { path: { orderId } } })),
     list: (query?: QueryOf<'/api/v1/partner/orders'>) => page('/api/v1/partner/orders', query),
     all: (filters?: FiltersOf<'/api/v1/partner/orders'>) => iterate('/api/v1/partner/orders', filters),

@@ -16,8 +16,11 @@ export type Scope = (typeof scopes)[number];
 export const partnerStatuses = ['pending', 'approved', 'rejected', 'suspended'] as const;
 export type PartnerStatus = (typeof partnerStatuses)[number];
 
-/** Order states (contract §7, §13): processing → provisioned | failed; provisioned → cancelled. */
-export const orderStatuses = ['processing', 'provisioned', 'failed', 'cancelled'] as const;
+/**
+ * Order states (contract §7, §13): processing → provisioned | failed; provisioned → cancelled.
+ * A group order some of whose eSIMs could not be provisioned ends partially_provisioned.
+ */
+export const orderStatuses = ['processing', 'provisioned', 'failed', 'cancelled', 'partially_provisioned'] as const;
 export type OrderStatus = (typeof orderStatuses)[number];
 
 /** Order kinds (contract §7, §13): a new eSIM, or a bundle added to an existing one. */
@@ -76,6 +79,14 @@ export const partnerEventTypes = [
   'esim.resumed',
 ] as const;
 export type PartnerEventType = (typeof partnerEventTypes)[number];
+
+/** When a plan's validity starts (contract §5): at its first use (§13), when the profile is installed, or at purchase. */
+export const activationPolicies = ['first_use', 'on_install', 'on_purchase'] as const;
+export type ActivationPolicy = (typeof activationPolicies)[number];
+
+/** Radio generations a plan's network offers (contract §5), the values of the catalog's `generation` filter. */
+export const networkGenerations = ['2G', '3G', '4G', '5G'] as const;
+export type NetworkGeneration = (typeof networkGenerations)[number];
 
 /** Narrows a caller's string to a vocabulary; the one membership check every service uses. */
 export function isOneOf<T extends string>(values: readonly T[], value: string): value is T {

@@ -8,7 +8,7 @@ let env: TestEnv;
 let client: CatalogClient;
 let skuCounter = 0;
 
-type Fields = Partial<Omit<catalogV1.PlanFields, '$typeName' | '$unknown'>>;
+type Fields = Partial<Omit<catalogV1.PlanFields, '$typeName' | '$unknown' | 'networks'>> & { networks?: { country: string; operator: string; generations: string[] }[] };
 
 beforeAll(async () => {
   env = await createTestEnv();
@@ -79,7 +79,7 @@ describe('CreatePlan', () => {
     const error = await client.createPlan({ plan: {}, audit }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'VALIDATION_ERROR' });
     const paths = (error as { errors: { path: string }[] }).errors.map((e) => e.path).sort();
-    expect(paths).toEqual(['countries', 'dataMb', 'floorPrice', 'name', 'retailPrice', 'supplierCost', 'supplierSku', 'validityDays']);
+    expect(paths).toEqual(['countries', 'floorPrice', 'name', 'retailPrice', 'supplierCost', 'supplierSku', 'validityDays']);
   });
 
   it.each([
@@ -100,6 +100,14 @@ describe('CreatePlan', () => {
     ['supplierSku', 'empty', { supplierSku: '' }],
     ['supplierSku', '65 characters', { supplierSku: 'S'.repeat(65) }],
     ['supplierSku', 'with a space', { supplierSku: 'SKU WITH SPACE' }],
+    ['dataMb', 'set on an unlimited plan', { unlimited: true, dataMb: 1024, fairUseMb: 10240, throttleKbps: 512 }],
+    ['fairUseMb', 'missing on an unlimited plan', { unlimited: true, clearDataMb: true, throttleKbps: 512 }],
+    ['throttleKbps', 'set on a limited plan', { throttleKbps: 512 }],
+    ['activationPolicy', 'unknown', { activationPolicy: 'at_dawn' }],
+    ['networks.0.country', 'outside the plan', { setNetworks: true, networks: [{ country: 'FR', operator: 'Orange', generations: ['4G'] }] }],
+    ['networks.0.generations.0', 'unknown', { setNetworks: true, networks: [{ country: 'AD', operator: 'Andorra Telecom', generations: ['6G'] }] }],
+    ['networks.1', 'listed twice', { setNetworks: true, networks: [{ country: 'AD', operator: 'Andorra Telecom', generations: ['4G'] }, { country: 'AD', operator: 'andorra telecom', generations: ['5G'] }] }],
+    ['profileType', 'with a space', { profileType: 'a b' }],
   ] as [string, string, Fields][])('when %s is %s, then it is a VALIDATION_ERROR on that field and nothing is stored', async (path, _label, overrides) => {
     const before = await env.query<{ n: number }>('SELECT count(*)::int AS n FROM catalog.plans');
     await expect(client.createPlan({ plan: newPlan(overrides), audit })).rejects.toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ path }] });
@@ -121,6 +129,28 @@ describe('CreatePlan', () => {
     const refused = results.flatMap((r) => (r.status === 'rejected' ? [r.reason] : []));
     expect(stored).toHaveLength(1);
     expect(refused).toMatchObject([{ code: 'VALIDATION_ERROR', errors: [{ path: 'supplierSku', message: `already used by ${stored[0]!.id}` }] }]);
+  });
+});
+
+describe('traveller facts (§5)', () => {
+  it('when an unlimited plan with networks is created, then it is stored with them, and a patch back to limited clears its fair use', async () => {
+    const networks = [{ country: 'AD', operator: 'Andorra Telecom', generations: ['5G', '4G'] }];
+    const created = await client.createPlan({
+      plan: newPlan({ unlimited: true, clearDataMb: true, fairUseMb: 10_240, throttleKbps: 512, setNetworks: true, networks, voice: true, kycRequired: true, topUpable: false, activationPolicy: 'on_install', profileType: 'PT-AD-1' }),
+      audit,
+    });
+    expect(created).toMatchObject({ unlimited: true, dataMb: 0, fairUseMb: 10_240, throttleKbps: 512, voice: true, sms: false, kycRequired: true, topUpable: false, activationPolicy: 'on_install', profileType: 'PT-AD-1' });
+    expect(created.networks.map((n) => n.generations)).toEqual([['4G', '5G']]);
+    const partnerView = (await client.listPlans({ country: 'AD', tier: 'standard', unlimited: true })).plans.find((plan) => plan.id === created.id)!;
+    expect(Object.keys(partnerView)).not.toContain('profileType');
+    const limited = await client.updatePlan({ id: created.id, plan: { unlimited: false, dataMb: 2048 }, audit });
+    expect(limited).toMatchObject({ unlimited: false, dataMb: 2048 });
+    expect(limited.fairUseMb).toBeUndefined();
+    expect(limited.throttleKbps).toBeUndefined();
+    await expect(client.updatePlan({ id: created.id, plan: { unlimited: true }, audit })).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+      errors: [{ path: 'fairUseMb' }, { path: 'throttleKbps' }],
+    });
   });
 });
 

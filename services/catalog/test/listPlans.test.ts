@@ -34,6 +34,51 @@ function expectPartnerOrder(plans: catalogV1.PartnerPlan[]): void {
   }
 }
 
+describe('ListPlans: what a traveller gets (§5)', () => {
+  it('when the French catalog is read, then each plan names its operators there with their generations, and unlimited plans their fair use', async () => {
+    const plans = await listAll('FR');
+    const local = plans.find((plan) => plan.name === 'France 5 GB / 30 days')!;
+    expect(local.networks.map(({ country, operator, generations }) => ({ country, operator, generations }))).toEqual([
+      { country: 'FR', operator: 'Orange', generations: ['4G', '5G'] },
+      { country: 'FR', operator: 'SFR', generations: ['4G', '5G'] },
+      { country: 'FR', operator: 'Bouygues Telecom', generations: ['4G', '5G'] },
+      { country: 'FR', operator: 'Free Mobile', generations: ['4G', '5G'] },
+    ]);
+    expect(local).toMatchObject({ unlimited: false, dataMb: 5120, voice: false, sms: false, kycRequired: false, topUpable: true, activationPolicy: 'first_use' });
+    expect(local.fairUseMb).toBeUndefined();
+    const unlimited = plans.find((plan) => plan.name === 'France Unlimited / 7 days')!;
+    expect(unlimited).toMatchObject({ unlimited: true, fairUseMb: 10_240, throttleKbps: 1_024 });
+    const europe = plans.find((plan) => plan.region === 'Europe')!;
+    expect(europe.networks.length).toBe(europe.countries.length);
+  });
+
+  it('when filtered by unlimited, topUpable and generation, then only the plans with those facts are listed, and the total counts them', async () => {
+    const all = await listAll('');
+    const list = async (filter: { country?: string; generation?: string; unlimited?: boolean; topUpable?: boolean }) =>
+      client.listPlans({ country: '', tier: 'standard', page: { page: 1, limit: 100 }, ...filter });
+    const unlimited = await list({ unlimited: true });
+    expect(unlimited.total).toBe(all.filter((plan) => plan.unlimited).length);
+    expect(unlimited.total).toBeGreaterThan(0);
+    expect(unlimited.plans.every((plan) => plan.unlimited)).toBe(true);
+    const limited = await list({ unlimited: false });
+    expect(limited.total + unlimited.total).toBe(all.length);
+    const notToppable = await list({ topUpable: false });
+    expect(notToppable.total).toBeGreaterThan(0);
+    expect(notToppable.plans.every((plan) => !plan.topUpable)).toBe(true);
+    const fiveG = await list({ generation: '5g', country: 'VN' });
+    expect(fiveG.plans.every((plan) => plan.networks.some((n) => n.country === 'VN' && n.generations.includes('5G')))).toBe(true);
+    expect(fiveG.plans.some((plan) => plan.countries.length === 1)).toBe(false);
+    expect((await list({ generation: '5G', country: 'FR' })).total).toBeGreaterThan(0);
+  });
+
+  it('when the generation is not one the catalog knows, then it is a VALIDATION_ERROR naming it', async () => {
+    await expect(client.listPlans({ country: '', tier: 'standard', generation: '6G' })).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+      errors: [{ path: 'generation' }],
+    });
+  });
+});
+
 describe('ListPlans', () => {
   it('when coversAll lists countries, then exactly the active plans covering every one of them are listed, in partner order', async () => {
     const all = await listAll('');
@@ -60,7 +105,9 @@ describe('ListPlans', () => {
       'France 3 GB / 15 days',
       'France 5 GB / 30 days',
       'France 10 GB / 30 days',
+      'France Unlimited / 7 days',
       'France 20 GB / 30 days',
+      'France Unlimited / 15 days',
     ]);
     expect(new Set(plans.filter((plan) => plan.region).map((plan) => plan.region))).toEqual(new Set(['Europe', 'Global']));
     expectPartnerOrder(plans);
@@ -145,6 +192,21 @@ describe('ListPlans', () => {
   it('when a plan is listed, then it carries only the partner fields (no floor, retail, supplier or cost)', async () => {
     const [plan] = (await client.listPlans({ country: 'FR', tier: 'standard', page: { page: 1, limit: 1 } })).plans;
     const fields = Object.keys(plan!).filter((key) => !key.startsWith('$'));
-    expect(fields.sort()).toEqual(['countries', 'currency', 'dataMb', 'id', 'name', 'validityDays', 'wholesalePrice']);
+    expect(fields.sort()).toEqual([
+      'activationPolicy',
+      'countries',
+      'currency',
+      'dataMb',
+      'id',
+      'kycRequired',
+      'name',
+      'networks',
+      'sms',
+      'topUpable',
+      'unlimited',
+      'validityDays',
+      'voice',
+      'wholesalePrice',
+    ]);
   });
 });

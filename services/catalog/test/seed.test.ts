@@ -57,13 +57,36 @@ describe('development catalog', () => {
     for (const plan of plans) {
       expect(plan.active).toBe(true);
       expect(plan.retailPrice > plan.floorPrice && plan.floorPrice > plan.supplierCost, plan.supplierSku).toBe(true);
-      expect(plan.name).toMatch(/^[A-Za-z ]+ \d+ GB \/ \d+ days$/);
-      expect(plan.supplierSku).toMatch(/^SKU-[A-Z]+-\d+GB-\d+D$/);
+      expect(plan.name).toMatch(/^[A-Za-z ]+ (\d+ GB|Unlimited) \/ \d+ days$/);
+      expect(plan.supplierSku).toMatch(/^SKU-[A-Z]+-(\d+GB|UNL)-\d+D$/);
       expect(plan.supplierSku).not.toMatch(/^(FAIL|FLAKY)-/);
     }
     const france = plans.find((plan) => plan.supplierSku === 'SKU-FR-5GB-30D');
     expect(france).toMatchObject({ name: 'France 5 GB / 30 days', countries: ['FR'], dataMb: 5120, validityDays: 30, currency: 'USD' });
     expect(france?.region).toBeUndefined();
+  });
+
+  it('when a database seeded by the first version starts, then its seed plans get their traveller facts and the unlimited plans appear, operators\' words kept', async () => {
+    // The first seed's state: limited plans only, no traveller facts; one plan an operator has since described.
+    await env.query(`DELETE FROM catalog.plans WHERE unlimited`);
+    await env.query(`UPDATE catalog.plans SET networks = '[]', voice = false, sms = false, kyc_required = false, top_upable = true, activation_policy = 'first_use'`);
+    await env.query(`UPDATE catalog.plans SET networks = '[{"country":"DE","operator":"Operator Own","generations":["4G"]}]' WHERE supplier_sku = 'SKU-DE-1GB-7D'`);
+    await env.query(`UPDATE catalog.plans SET floor_price = 12345 WHERE supplier_sku = 'SKU-FR-1GB-7D'`);
+    await env.query(`DELETE FROM catalog.seeds`);
+    await env.query(`INSERT INTO catalog.seeds (name) VALUES ('dev-catalog-v1')`);
+    await env.start();
+    expect(await planRows()).toBe(seedPlans().length);
+    const rows = await env.query<{ supplier_sku: string; networks: { operator: string }[]; floor_price: number }>(
+      `SELECT supplier_sku, networks, floor_price FROM catalog.plans WHERE supplier_sku IN ('SKU-FR-1GB-7D', 'SKU-DE-1GB-7D', 'SKU-CN-1GB-7D') ORDER BY supplier_sku`,
+    );
+    expect(rows.map((row) => [row.supplier_sku, row.networks[0]?.operator, Number(row.floor_price)])).toEqual([
+      ['SKU-CN-1GB-7D', 'China Mobile', seedPlans().find((plan) => plan.supplierSku === 'SKU-CN-1GB-7D')!.floorPrice],
+      ['SKU-DE-1GB-7D', 'Operator Own', seedPlans().find((plan) => plan.supplierSku === 'SKU-DE-1GB-7D')!.floorPrice],
+      ['SKU-FR-1GB-7D', 'Orange', 12345],
+    ]);
+    const [china] = await env.query<{ kyc_required: boolean; top_upable: boolean }>(`SELECT kyc_required, top_upable FROM catalog.plans WHERE supplier_sku = 'SKU-CN-1GB-7D'`);
+    expect(china).toEqual({ kyc_required: true, top_upable: false });
+    expect((await env.query<{ name: string }>('SELECT name FROM catalog.seeds ORDER BY name')).map((row) => row.name)).toEqual(['dev-catalog-v1', seedName]);
   });
 
   it('when the catalog is up, then /readyz reports postgres and nats reachable', async () => {

@@ -38,6 +38,8 @@ import { accountRoutes } from './routes/public/account.js';
 import { LoginThrottle } from './auth/loginThrottle.js';
 import { meRoutes } from './routes/public/me.js';
 import { orderRoutes } from './routes/public/orders.js';
+import { quoteRoute } from './routes/public/quotes.js';
+import { orderEsimsCsvRoute } from './routes/public/orderEsimsCsv.js';
 import { registerRoute } from './routes/public/register.js';
 import { walletRoutes } from './routes/public/wallet.js';
 import { webhookRoutes } from './routes/public/webhooks.js';
@@ -137,6 +139,8 @@ export async function buildGateway({ config, logger, nc, ns: subjects, consume, 
       catalogRoute(api, { catalog, orders, doors, rendered: renderedCatalog });
       walletRoutes(api, { wallet, doors });
       orderRoutes(api, { orders, doors, catalogVersion: renderedCatalog.version });
+      quoteRoute(api, { orders, doors, catalogVersion: renderedCatalog.version });
+      orderEsimsCsvRoute(api, { orders, doors });
       esimRoutes(api, { orders, doors });
       webhookRoutes(api, { webhooks, doors, testLimit: limitOf('webhook-test', config.WEBHOOK_TEST_LIMIT) });
       webhookEndpointRoutes(api, { webhooks, doors, allowInsecureWebhookUrls });

@@ -99,8 +99,32 @@ describe('the OpenAPI documents', () => {
     expect(statuses(doc, '/api/v1/partner/me/orders/{orderId}', 'get')).toEqual(['200', '400', '401', '403', '404', '429', '503']);
     expect(statuses(doc, '/api/v1/partner/wallet/ledger', 'get')).toEqual(['200', '400', '401', '403', '429', '503']);
     expect(Object.keys(doc.components.schemas.Order.properties).sort()).toEqual(
-      ['clientRequestId', 'kind', 'iccid', 'createdAt', 'currency', 'email', 'esim', 'failureReason', 'id', 'phoneNumber', 'planId', 'planName', 'price', 'status', 'updatedAt'].sort(),
+      [
+        'clientRequestId',
+        'kind',
+        'iccid',
+        'createdAt',
+        'currency',
+        'email',
+        'esim',
+        'failureReason',
+        'id',
+        'phoneNumber',
+        'planId',
+        'planName',
+        'price',
+        'status',
+        'updatedAt',
+        // Group orders (§7).
+        'quantity',
+        'unitPrice',
+        'esims',
+        'refundedAmount',
+      ].sort(),
     );
+    expect(statuses(doc, '/api/v1/partner/orders/quote', 'post')).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '422', '429', '503']);
+    expect(Object.keys(doc.paths['/api/v1/partner/orders/{orderId}/esims.csv'].get.responses['200'].content)).toEqual(['text/csv']);
+    expect(JSON.stringify(doc.components.schemas.Plan)).not.toMatch(/profileType/);
     expect(Object.keys(doc.components.schemas.OrderEsim.properties)).toContain('appleInstallUrl');
     expect(Object.keys(doc.components.schemas.Esim.properties).sort()).toEqual(
       ['iccid', 'orderId', 'status', 'smdpAddress', 'matchingId', 'activationCode', 'appleInstallUrl', 'countries', 'region', 'usage', 'bundles', 'eid', 'lastError', 'suspended', 'createdAt', 'updatedAt'].sort(),

@@ -86,6 +86,18 @@ describe('provisioning.succeeded', () => {
           failureReason: null,
           createdAt: provisioned.createdAt,
           updatedAt: provisioned.updatedAt,
+          quantity: 1,
+          unitPrice: Number(order.price),
+          esims: [
+            {
+              iccid: esim.iccid,
+              smdpAddress: esim.smdpAddress,
+              matchingId: esim.matchingId,
+              activationCode: esim.activationCode,
+              appleInstallUrl: `https://esimsetup.apple.com/esim_qrcode_provisioning?carddata=${encodeURIComponent(esim.activationCode)}`,
+            },
+          ],
+          refundedAmount: null,
         },
       },
     });

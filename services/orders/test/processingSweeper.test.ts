@@ -68,6 +68,25 @@ async function deliverLate(...args: Parameters<TestEnv['publish']>): Promise<voi
 }
 
 describe('settleProcessingOrders', () => {
+  it('when a group order\'s wallet.order.refunded was lost after the wallet refunded its missing units, then it settles partially_provisioned once', async () => {
+    const partnerId = env.partner(100_000);
+    const { order } = await client.createOrder({ ...orderRequest(partnerId, plan.id), quantity: 2 });
+    const units = (await env.query<{ id: string }>('SELECT id FROM orders.orders WHERE group_order_id = $1 ORDER BY unit', [order!.id])).map((row) => row.id);
+    await deliverLate('provisioning.succeeded', esimFor(units[0]!));
+    await deliverLate('provisioning.failed', { orderId: units[1]!, reason: 'The supplier rejected the order.' });
+    // Nothing recorded by the wallet yet: the group is left alone.
+    await age(order!.id);
+    expect((await settleProcessingOrders(deps, sweep)).failed).not.toContain(order!.id);
+    expect(await statusOf(order!.id)).toBe('processing');
+    // The wallet refunded the missing unit (its reservation captured), and its event never came.
+    env.wallet.reservations.get(order!.id)!.state = 'captured';
+    expect((await settleProcessingOrders(deps, sweep)).failed).toContain(order!.id);
+    const settled = await client.getOrder({ id: order!.id, partnerId });
+    expect(settled).toMatchObject({ status: S.PARTIALLY_PROVISIONED, refundedAmount: BigInt(price) });
+    expect(settled.esims).toHaveLength(1);
+    expect((await settleProcessingOrders(deps, sweep)).failed).not.toContain(order!.id);
+  });
+
   it('when provisioning.succeeded was lost, then the order is provisioned with its eSIM and its events once, and a late event changes nothing', async () => {
     const order = await processingOrder();
     const esim = esimFor(order.id);

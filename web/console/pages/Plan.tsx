@@ -20,9 +20,54 @@ interface PlanForm {
   retailPrice: string;
   supplierSku: string;
   supplierCost: string;
+  /** What a traveller gets (§5) and the operator-only profile type. */
+  unlimited: boolean;
+  fairUseMb: string;
+  throttleKbps: string;
+  /** `FR:Orange:4G/5G, FR:SFR:4G` */
+  networks: string;
+  voice: boolean;
+  sms: boolean;
+  kycRequired: boolean;
+  topUpable: boolean;
+  activationPolicy: AdminPlan['activationPolicy'];
+  profileType: string;
 }
 
-const empty: PlanForm = { name: '', countries: '', region: '', dataMb: '', validityDays: '', floorPrice: '', retailPrice: '', supplierSku: '', supplierCost: '' };
+const empty: PlanForm = {
+  name: '',
+  countries: '',
+  region: '',
+  dataMb: '',
+  validityDays: '',
+  floorPrice: '',
+  retailPrice: '',
+  supplierSku: '',
+  supplierCost: '',
+  unlimited: false,
+  fairUseMb: '',
+  throttleKbps: '',
+  networks: '',
+  voice: false,
+  sms: false,
+  kycRequired: false,
+  topUpable: true,
+  activationPolicy: 'first_use',
+  profileType: '',
+};
+
+const networksText = (plan: AdminPlan) => plan.networks.map((n) => `${n.country}:${n.operator}:${n.generations.join('/')}`).join(', ');
+
+function networksOf(text: string) {
+  return text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const [country = '', operator = '', generations = ''] = entry.split(':').map((part) => part.trim());
+      return { country: country.toUpperCase(), operator, generations: generations.split('/').map((g) => g.trim().toUpperCase()).filter(Boolean) };
+    });
+}
 
 function formOf(plan: AdminPlan): PlanForm {
   const money = (minor: number) => toDecimalString(minor, minorDigits(plan.currency));
@@ -30,12 +75,22 @@ function formOf(plan: AdminPlan): PlanForm {
     name: plan.name,
     countries: plan.countries.join(', '),
     region: plan.region ?? '',
-    dataMb: String(plan.dataMb),
+    dataMb: plan.dataMb === null ? '' : String(plan.dataMb),
     validityDays: String(plan.validityDays),
     floorPrice: money(plan.floorPrice),
     retailPrice: money(plan.retailPrice),
     supplierSku: plan.supplierSku,
     supplierCost: money(plan.supplierCost),
+    unlimited: plan.unlimited,
+    fairUseMb: plan.fairUseMb === null ? '' : String(plan.fairUseMb),
+    throttleKbps: plan.throttleKbps === null ? '' : String(plan.throttleKbps),
+    networks: networksText(plan),
+    voice: plan.voice,
+    sms: plan.sms,
+    kycRequired: plan.kycRequired,
+    topUpable: plan.topUpable,
+    activationPolicy: plan.activationPolicy,
+    profileType: plan.profileType ?? '',
   };
 }
 
@@ -55,12 +110,22 @@ function bodyOf(form: PlanForm, currency: string) {
     name: form.name.trim(),
     countries: form.countries.split(/[\s,]+/).filter(Boolean).map((c) => c.toUpperCase()),
     region: form.region.trim() || null,
-    dataMb: Number(form.dataMb),
+    dataMb: form.unlimited ? null : Number(form.dataMb),
     validityDays: Number(form.validityDays),
     floorPrice: money('floorPrice'),
     retailPrice: money('retailPrice'),
     supplierSku: form.supplierSku.trim(),
     supplierCost: money('supplierCost'),
+    unlimited: form.unlimited,
+    fairUseMb: form.unlimited ? Number(form.fairUseMb) : null,
+    throttleKbps: form.unlimited ? Number(form.throttleKbps) : null,
+    networks: networksOf(form.networks),
+    voice: form.voice,
+    sms: form.sms,
+    kycRequired: form.kycRequired,
+    topUpable: form.topUpable,
+    activationPolicy: form.activationPolicy,
+    profileType: form.profileType.trim() || null,
   };
   if (errors.length > 0) throw invalid(errors);
   return body;
@@ -89,6 +154,12 @@ function PlanEditor({ api, plan, currency = plan?.currency ?? 'USD', onSaved }: 
   const { run, pending, feedback } = useAction();
   const can = useCan();
   const set = (field: keyof PlanForm) => (value: string) => setForm({ ...form, [field]: value });
+  const flag = (field: 'unlimited' | 'voice' | 'sms' | 'kycRequired' | 'topUpable', label: string) => (
+    <div class="field field-inline">
+      <input id={`plan-${field}`} type="checkbox" checked={form[field]} onChange={(e) => setForm({ ...form, [field]: (e.currentTarget as HTMLInputElement).checked })} />
+      <label for={`plan-${field}`}>{label}</label>
+    </div>
+  );
   const save = () => {
     let body: ReturnType<typeof bodyOf>;
     try {
@@ -144,12 +215,40 @@ function PlanEditor({ api, plan, currency = plan?.currency ?? 'USD', onSaved }: 
           <TextField id="plan-name" label="Name" required maxLength={200} value={form.name} onInput={set('name')} />
           <TextField id="plan-countries" label="Countries" required hint="ISO codes, e.g. FR, DE, IT" value={form.countries} onInput={set('countries')} />
           <TextField id="plan-region" label="Region (optional)" maxLength={100} hint="For regional plans, e.g. Europe" value={form.region} onInput={set('region')} />
-          <TextField id="plan-data" label="Data (MB)" type="number" min={1} required value={form.dataMb} onInput={set('dataMb')} />
+          {form.unlimited ? (
+            <>
+              <TextField id="plan-fair-use" label="Fair use (MB at full speed)" type="number" min={1} required value={form.fairUseMb} onInput={set('fairUseMb')} />
+              <TextField id="plan-throttle" label="Speed after fair use (kbit/s)" type="number" min={1} required value={form.throttleKbps} onInput={set('throttleKbps')} />
+            </>
+          ) : (
+            <TextField id="plan-data" label="Data (MB)" type="number" min={1} required value={form.dataMb} onInput={set('dataMb')} />
+          )}
           <TextField id="plan-validity" label="Validity (days)" type="number" min={1} required value={form.validityDays} onInput={set('validityDays')} />
           <TextField id="plan-floor" label="Floor price (standard tier)" inputMode="decimal" required hint={money} value={form.floorPrice} onInput={set('floorPrice')} />
           <TextField id="plan-retail" label="Retail price" inputMode="decimal" required hint={money} value={form.retailPrice} onInput={set('retailPrice')} />
           <TextField id="plan-sku" label="Supplier SKU" required maxLength={64} value={form.supplierSku} onInput={set('supplierSku')} />
           <TextField id="plan-cost" label="Supplier cost" inputMode="decimal" required hint={money} value={form.supplierCost} onInput={set('supplierCost')} />
+          <TextField id="plan-networks" label="Networks" hint="country:operator:generations, e.g. FR:Orange:4G/5G, FR:SFR:4G" value={form.networks} onInput={set('networks')} />
+          <div class="field">
+            <label for="plan-activation">Validity starts</label>
+            <select
+              id="plan-activation"
+              value={form.activationPolicy}
+              onChange={(e) => setForm({ ...form, activationPolicy: (e.currentTarget as HTMLSelectElement).value as PlanForm['activationPolicy'] })}
+            >
+              <option value="first_use">at first use</option>
+              <option value="on_install">at installation</option>
+              <option value="on_purchase">at purchase</option>
+            </select>
+          </div>
+          <TextField id="plan-profile-type" label="SM-DP+ profile type (optional)" maxLength={64} hint="Never shown to partners; empty for the SM-DP+'s default" value={form.profileType} onInput={set('profileType')} />
+        </div>
+        <div class="grid">
+          {flag('unlimited', 'Unlimited data')}
+          {flag('voice', 'Voice')}
+          {flag('sms', 'SMS')}
+          {flag('kycRequired', 'Identity check (KYC)')}
+          {flag('topUpable', 'Can be topped up')}
         </div>
         <div class="actions" hidden={!can('admin')}>
           <button type="submit" disabled={pending}>

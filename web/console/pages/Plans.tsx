@@ -1,6 +1,6 @@
 import { countryCodes } from '@esim/vocabulary';
 import type { Client } from '../../shared/api.js';
-import { countryName, formatData } from '../../shared/format.js';
+import { countryName, formatAllowance } from '../../shared/format.js';
 import { formatMoney } from '../../shared/money.js';
 import { href, navigate, pageOf, withParams, type Route } from '../../shared/router.js';
 import { useTitle } from '../../shared/shell.js';
@@ -50,7 +50,7 @@ export function PlansPage({ api, route }: { api: Client; route: Route }) {
               columns={[
                 { label: 'Plan', render: (p) => <a href={href('plans', p.id)}>{p.name}</a> },
                 { label: 'Coverage', render: (p) => p.region ?? p.countries.join(', ') },
-                { label: 'Data', render: (p) => `${formatData(p.dataMb)} · ${p.validityDays} d` },
+                { label: 'Data', render: (p) => `${formatAllowance(p)} · ${p.validityDays} d` },
                 { label: 'Floor', numeric: true, render: (p) => formatMoney(p.floorPrice, p.currency) },
                 { label: 'Retail', numeric: true, render: (p) => formatMoney(p.retailPrice, p.currency) },
                 { label: 'Supplier', render: (p) => (<><code>{p.supplierSku}</code> {formatMoney(p.supplierCost, p.currency)}</>) },

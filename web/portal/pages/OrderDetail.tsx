@@ -8,6 +8,7 @@ import { href } from '../../shared/router.js';
 import { useTitle } from '../../shared/shell.js';
 import type { Esim, Order } from '../../shared/types.js';
 import { Badge, CopyButton, Loaded, useResource } from '../../shared/ui.js';
+import { ApiCall, curlPost } from '../apiCall.js';
 import { CancelPanel } from './CancelOrder.js';
 import { TopUpPanel } from './TopUp.js';
 
@@ -60,7 +61,16 @@ function OrderView({ api, order }: { api: Client; order: Order }) {
             </>
           )}
           <dt>Price</dt>
-          <dd>{formatMoney(order.price, order.currency)}</dd>
+          <dd>
+            {formatMoney(order.price, order.currency)}
+            {order.quantity > 1 && ` (${order.quantity} × ${formatMoney(order.unitPrice, order.currency)})`}
+          </dd>
+          {order.refundedAmount !== null && (
+            <>
+              <dt>Refunded</dt>
+              <dd>{formatMoney(order.refundedAmount, order.currency)}</dd>
+            </>
+          )}
           <dt>Customer</dt>
           <dd>
             {order.email} · {order.phoneNumber}
@@ -80,11 +90,77 @@ function OrderView({ api, order }: { api: Client; order: Order }) {
             Provisioning failed: {order.failureReason ?? 'no reason given'}. The price was refunded to your wallet.
           </p>
         )}
+        {order.status === 'partially_provisioned' && (
+          <p class="alert alert-error">
+            {order.esims.length} of {order.quantity} eSIMs could be provisioned; the {order.quantity - order.esims.length} missing were refunded to your wallet.
+          </p>
+        )}
         {order.status === 'cancelled' && <p>This order was cancelled and its price refunded to your wallet. Its eSIM details are kept below for the record.</p>}
       </section>
-      {order.esim && <InstallCard order={order} esim={order.esim} />}
-      {iccid && order.status !== 'failed' && <AfterTheSale api={api} order={order} iccid={iccid} />}
+      {order.quantity > 1 ? (
+        <GroupEsims api={api} order={order} />
+      ) : (
+        <>
+          {order.esim && <InstallCard order={order} esim={order.esim} />}
+          {iccid && order.status !== 'failed' && <AfterTheSale api={api} order={order} iccid={iccid} />}
+        </>
+      )}
     </>
+  );
+}
+
+/** A group order (§7): every eSIM with its QR code, and the activation codes as one CSV file. */
+function GroupEsims({ api, order }: { api: Client; order: Order }) {
+  const download = async () => {
+    const csv = await api.getText(`/partner/me/orders/${encodeURIComponent(order.id)}/esims.csv`);
+    const url = URL.createObjectURL(new Blob([csv], { type: 'text/csv' }));
+    const link = document.createElement('a');
+    link.href = url;
+    link.download = `${order.id}-esims.csv`;
+    link.click();
+    URL.revokeObjectURL(url);
+  };
+  return (
+    <section class="card" aria-labelledby="group-esims-title">
+      <h2 id="group-esims-title">
+        eSIMs ({order.esims.length} of {order.quantity})
+      </h2>
+      <div class="toolbar">
+        <button type="button" class="secondary" onClick={download} disabled={order.esims.length === 0}>
+          Download CSV
+        </button>
+      </div>
+      {order.esims.length === 0 && <p>No eSIM yet.</p>}
+      <ol class="group-esims">
+        {order.esims.map((esim) => (
+          <li key={esim.iccid}>
+            <img class="qr" src={esim.qrCode} alt={`QR code of the activation code ${esim.activationCode}`} width={160} height={160} />
+            <p>
+              ICCID <code>{esim.iccid}</code>
+            </p>
+            <p>
+              <code>{esim.activationCode}</code>
+            </p>
+            <div class="actions">
+              <CopyButton text={esim.activationCode} label="Copy activation code" />
+              <a class="button secondary" href={esim.appleInstallUrl} target="_blank" rel="noopener noreferrer">
+                Install on iPhone
+              </a>
+            </div>
+          </li>
+        ))}
+      </ol>
+      {(order.status === 'provisioned' || order.status === 'partially_provisioned') && (
+        <>
+          <p>
+            A group order is cancelled as a whole, and only while none of its eSIMs is installed, used or topped up; what was paid (net of any refund
+            already made) goes back to your wallet. Cancelling is an API call with a key that has the <code>orders:write</code> scope:
+          </p>
+          <ApiCall id="group-cancel-call" label="Cancel call" command={curlPost(`/partner/orders/${encodeURIComponent(order.id)}/cancel`)} />
+        </>
+      )}
+      {order.status === 'cancelled' && <p>This order was cancelled as a whole; its eSIMs are kept above for the record.</p>}
+    </section>
   );
 }
 

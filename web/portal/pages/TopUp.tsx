@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'preact/hooks';
 import type { Client } from '../../shared/api.js';
 import { coverage } from '../../shared/esim.js';
-import { formatData } from '../../shared/format.js';
+import { formatAllowance } from '../../shared/format.js';
 import { formatMoney } from '../../shared/money.js';
 import type { Esim, Order, Page, Plan } from '../../shared/types.js';
 import { DataTable, Loaded, useResource } from '../../shared/ui.js';
@@ -48,7 +48,7 @@ function TopUpPlans({ api, esim, order }: { api: Client; esim: Esim; order: Orde
                 empty="No active plan covers every country of this eSIM."
                 columns={[
                   { label: 'Plan', render: (p) => p.name },
-                  { label: 'Data', render: (p) => formatData(p.dataMb) },
+                  { label: 'Data', render: (p) => formatAllowance(p) },
                   { label: 'Validity', render: (p) => `${p.validityDays} days` },
                   { label: 'Your price', numeric: true, render: (p) => formatMoney(p.wholesalePrice, p.currency) },
                   {

@@ -456,6 +456,7 @@ export interface components {
             createdAt: string;
             data: {
                 order: components["schemas"]["WebhookOrder"];
+                refundedAmount?: number;
             };
             /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
             id: string;
@@ -519,6 +520,13 @@ export interface components {
                 matchingId: string;
                 smdpAddress: string;
             } | null;
+            esims?: {
+                activationCode: string;
+                appleInstallUrl: string;
+                iccid: string;
+                matchingId: string;
+                smdpAddress: string;
+            }[];
             failureReason: string | null;
             iccid: string | null;
             id: string;
@@ -528,8 +536,11 @@ export interface components {
             planId: string;
             planName: string;
             price: number;
+            quantity?: number;
+            refundedAmount?: number | null;
             /** @enum {string} */
-            status: "processing" | "provisioned" | "failed" | "cancelled";
+            status: "processing" | "provisioned" | "failed" | "cancelled" | "partially_provisioned";
+            unitPrice?: number;
             updatedAt: string;
         };
         WebhookTestEvent: {

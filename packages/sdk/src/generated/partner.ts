@@ -11,7 +11,7 @@ export interface paths {
         };
         /**
          * List wholesale plans
-         * @description Active plans covering `country` (all when absent), local plans first, then by price. Regional plans appear under every country they cover. With `iccid`, only the plans a top-up of that eSIM accepts: those covering every country of its first plan.
+         * @description Active plans covering `country` (all when absent), local plans first, then by price. Regional plans appear under every country they cover. With `iccid`, only the plans a top-up of that eSIM accepts: those covering every country of its first plan. `generation`, `unlimited` and `topUpable` keep only the plans with those traveller facts.
          *
          *     **curl**
          *
@@ -288,7 +288,7 @@ export interface paths {
         };
         /**
          * List wholesale plans (portal)
-         * @description Active plans covering `country` (all when absent), local plans first, then by price. Regional plans appear under every country they cover. With `iccid`, only the plans a top-up of that eSIM accepts: those covering every country of its first plan.
+         * @description Active plans covering `country` (all when absent), local plans first, then by price. Regional plans appear under every country they cover. With `iccid`, only the plans a top-up of that eSIM accepts: those covering every country of its first plan. `generation`, `unlimited` and `topUpable` keep only the plans with those traveller facts.
          *
          *     **curl**
          *
@@ -519,6 +519,42 @@ export interface paths {
          *     ```
          */
         get: operations["portalGetOrder"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/me/orders/{orderId}/esims.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The activation codes of an order's eSIMs, as CSV (portal)
+         * @description `text/csv`: a header row `iccid,smdpAddress,matchingId,activationCode,appleInstallUrl`, then one row per provisioned eSIM of the order (a group order’s every eSIM). An order with no eSIM yet answers the header row alone. An unknown, malformed or another partner’s order: 404 ORDER_NOT_FOUND.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X GET "$ESIM_URL/api/v1/partner/me/orders/ord_01jd4m8x2q7v5c3b9n6k0w1y2z/esims.csv" \
+         *       -H "Authorization: Bearer $PORTAL_TOKEN"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.GET('/api/v1/partner/me/orders/{orderId}/esims.csv', { params: { path: { orderId: 'ord_01jd4m8x2q7v5c3b9n6k0w1y2z' } } });
+         *     ```
+         */
+        get: operations["portalExportOrderEsims"];
         put?: never;
         post?: never;
         delete?: never;
@@ -993,7 +1029,7 @@ export interface paths {
          *     curl -X POST "$ESIM_URL/api/v1/partner/orders" \
          *       -H "Authorization: Bearer $ESIM_API_KEY" \
          *       -H 'Content-Type: application/json' \
-         *       -d '{"clientRequestId":"order-2026-0001","planId":"plan_01jd4m8x2q7v5c3b9n6k0w1y2z","email":"traveller@example.com","phoneNumber":"+33612345678","iccid":"8933000000000000001"}'
+         *       -d '{"clientRequestId":"order-2026-0001","planId":"plan_01jd4m8x2q7v5c3b9n6k0w1y2z","email":"traveller@example.com","phoneNumber":"+33612345678","iccid":"8933000000000000001","quantity":1}'
          *     ```
          *
          *     **@esim/sdk**
@@ -1007,7 +1043,8 @@ export interface paths {
          *       planId: "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
          *       email: "traveller@example.com",
          *       phoneNumber: "+33612345678",
-         *       iccid: "8933000000000000001"
+         *       iccid: "8933000000000000001",
+         *       quantity: 1
          *     });
          *     ```
          */
@@ -1084,6 +1121,86 @@ export interface paths {
          *     ```
          */
         post: operations["cancelOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/orders/{orderId}/esims.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The activation codes of an order's eSIMs, as CSV
+         * @description `text/csv`: a header row `iccid,smdpAddress,matchingId,activationCode,appleInstallUrl`, then one row per provisioned eSIM of the order (a group order’s every eSIM). An order with no eSIM yet answers the header row alone. An unknown, malformed or another partner’s order: 404 ORDER_NOT_FOUND.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X GET "$ESIM_URL/api/v1/partner/orders/ord_01jd4m8x2q7v5c3b9n6k0w1y2z/esims.csv" \
+         *       -H "Authorization: Bearer $ESIM_API_KEY"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.GET('/api/v1/partner/orders/{orderId}/esims.csv', { params: { path: { orderId: 'ord_01jd4m8x2q7v5c3b9n6k0w1y2z' } } });
+         *     ```
+         */
+        get: operations["exportOrderEsims"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/orders/quote": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Price an order against your wallet without placing it
+         * @description The body of POST /partner/orders without `clientRequestId`. Records nothing and debits nothing: 200 with the unit price, the price of `quantity` eSIMs, your balance and the balance after. A balance too low is `sufficientBalance: false`, never 402. The same validation as an order (400 naming the field), 422 PLAN_NOT_AVAILABLE, and with `iccid` 404 ESIM_NOT_FOUND and 409 ESIM_NOT_TOPPABLE; a plan that does not cover the eSIM answers `compatible: false`.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X POST "$ESIM_URL/api/v1/partner/orders/quote" \
+         *       -H "Authorization: Bearer $ESIM_API_KEY" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"planId":"plan_01jd4m8x2q7v5c3b9n6k0w1y2z","email":"traveller@example.com","phoneNumber":"+33612345678","iccid":"8933000000000000001","quantity":1}'
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.POST('/api/v1/partner/orders/quote', { body: {
+         *       planId: "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
+         *       email: "traveller@example.com",
+         *       phoneNumber: "+33612345678",
+         *       iccid: "8933000000000000001",
+         *       quantity: 1
+         *     } });
+         *     ```
+         */
+        post: operations["quoteOrder"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1523,8 +1640,10 @@ export interface components {
             createdAt: string;
             currency: string;
             email: string;
-            /** @description Null until provisioned; for a top-up, the existing eSIM (nothing new to install) */
+            /** @description Null until provisioned; for a top-up, the existing eSIM (nothing new to install). For a group order, the first of `esims` */
             esim: components["schemas"]["OrderEsim"] | null;
+            /** @description Every provisioned eSIM of the order, in order; empty until provisioned */
+            esims: components["schemas"]["OrderEsim"][];
             failureReason: string | null;
             /** @description A top-up’s eSIM; for an esim order, null until provisioned, then the new eSIM’s */
             iccid: string | null;
@@ -1539,11 +1658,17 @@ export interface components {
             planName: string;
             /** @description Charged, in minor units of `currency`: the catalog price for your tier at order time */
             price: number;
+            /** @description eSIMs ordered at once (1–50); a top-up is always 1 */
+            quantity: number;
+            /** @description What was given back: a partially provisioned group order’s missing eSIMs, or a cancellation; null when nothing was */
+            refundedAmount: number | null;
             /**
-             * @description processing → provisioned (esim set) or failed (failureReason set, price refunded); provisioned → cancelled (refunded, esim kept for the record)
+             * @description processing → provisioned (esim set) or failed (failureReason set, price refunded); provisioned → cancelled (refunded, esim kept for the record). A group order some of whose eSIMs could not be provisioned ends partially_provisioned, the missing ones refunded (refundedAmount)
              * @enum {string}
              */
-            status: "processing" | "provisioned" | "failed" | "cancelled";
+            status: "processing" | "provisioned" | "failed" | "cancelled" | "partially_provisioned";
+            /** @description The price of one eSIM (or bundle); price = quantity × unitPrice */
+            unitPrice: number;
             updatedAt: string;
         };
         OrderCreated: {
@@ -1551,8 +1676,10 @@ export interface components {
             createdAt: string;
             currency: string;
             email: string;
-            /** @description Null until provisioned; for a top-up, the existing eSIM (nothing new to install) */
+            /** @description Null until provisioned; for a top-up, the existing eSIM (nothing new to install). For a group order, the first of `esims` */
             esim: components["schemas"]["OrderEsim"] | null;
+            /** @description Every provisioned eSIM of the order, in order; empty until provisioned */
+            esims: components["schemas"]["OrderEsim"][];
             failureReason: string | null;
             /** @description A top-up’s eSIM; for an esim order, null until provisioned, then the new eSIM’s */
             iccid: string | null;
@@ -1567,11 +1694,17 @@ export interface components {
             planName: string;
             /** @description Charged, in minor units of `currency`: the catalog price for your tier at order time */
             price: number;
+            /** @description eSIMs ordered at once (1–50); a top-up is always 1 */
+            quantity: number;
+            /** @description What was given back: a partially provisioned group order’s missing eSIMs, or a cancellation; null when nothing was */
+            refundedAmount: number | null;
             /**
-             * @description processing → provisioned (esim set) or failed (failureReason set, price refunded); provisioned → cancelled (refunded, esim kept for the record)
+             * @description processing → provisioned (esim set) or failed (failureReason set, price refunded); provisioned → cancelled (refunded, esim kept for the record). A group order some of whose eSIMs could not be provisioned ends partially_provisioned, the missing ones refunded (refundedAmount)
              * @enum {string}
              */
-            status: "processing" | "provisioned" | "failed" | "cancelled";
+            status: "processing" | "provisioned" | "failed" | "cancelled" | "partially_provisioned";
+            /** @description The price of one eSIM (or bundle); price = quantity × unitPrice */
+            unitPrice: number;
             updatedAt: string;
             /** @description Wallet balance after the debit (the current balance on a replay) */
             walletBalance: number;
@@ -1610,6 +1743,8 @@ export interface components {
             phoneNumber: string;
             /** @description A plan id from GET /partner/catalog */
             planId: string;
+            /** @description How many eSIMs of the plan to order at once (1–50, default 1): one order, one debit of quantity × unit price. Not with `iccid` */
+            quantity?: number;
         };
         Partner: {
             company: string;
@@ -1659,15 +1794,42 @@ export interface components {
             webhookUrl: string | null;
         };
         Plan: {
+            /**
+             * @description When validity starts: `first_use` (first use on the network), `on_install` (profile installed) or `on_purchase`
+             * @enum {string}
+             */
+            activationPolicy: "first_use" | "on_install" | "on_purchase";
             countries: string[];
             currency: string;
-            dataMb: number;
+            /** @description Data at full speed; null for an unlimited plan */
+            dataMb: number | null;
+            /** @description Unlimited plans: the data at full speed before the speed is reduced; null otherwise */
+            fairUseMb: number | null;
             id: string;
+            /** @description The traveller must prove their identity before the eSIM works */
+            kycRequired: boolean;
             name: string;
+            /** @description One entry per country and operator */
+            networks: components["schemas"]["PlanNetwork"][];
             region: string | null;
+            sms: boolean;
+            /** @description Unlimited plans: the speed past `fairUseMb`, in kbit/s; null otherwise */
+            throttleKbps: number | null;
+            /** @description More data can be added to the eSIM with a top-up order (§13) */
+            topUpable: boolean;
+            unlimited: boolean;
             validityDays: number;
+            voice: boolean;
             /** @description Your price in minor units (cents) of `currency`, for your tier */
             wholesalePrice: number;
+        };
+        PlanNetwork: {
+            /** @description ISO 3166-1 alpha-2 */
+            country: string;
+            /** @description Radio generations offered there, e.g. ["4G", "5G"] */
+            generations: ("2G" | "3G" | "4G" | "5G")[];
+            /** @description The mobile network, e.g. Orange */
+            operator: string;
         };
         PlanPage: {
             data: components["schemas"]["Plan"][];
@@ -1695,6 +1857,37 @@ export interface components {
             title: string;
             /** @description URI reference naming the problem; docs/errors.md explains each */
             type: string;
+        };
+        Quote: {
+            /** @description walletBalance − price; negative when the balance falls short */
+            balanceAfter: number;
+            /** @description With `iccid`: whether the plan covers every country of that eSIM (a top-up needs it); null otherwise */
+            compatible: boolean | null;
+            currency: string;
+            planId: string;
+            /** @description quantity × unitPrice: what the order would debit */
+            price: number;
+            quantity: number;
+            sufficientBalance: boolean;
+            /** @description The price of one eSIM (or bundle) for your tier, minor units */
+            unitPrice: number;
+            /** @description Your balance now */
+            walletBalance: number;
+        };
+        QuoteRequestInput: {
+            /**
+             * Format: email
+             * @description The customer's e-mail address
+             */
+            email: string;
+            /** @description Top up this eSIM of yours with the plan (a new bundle on the same ICCID) instead of issuing a new eSIM */
+            iccid?: string;
+            /** @description The customer's phone number, E.164 */
+            phoneNumber: string;
+            /** @description A plan id from GET /partner/catalog */
+            planId: string;
+            /** @description How many eSIMs of the plan to order at once (1–50, default 1): one order, one debit of quantity × unit price. Not with `iccid` */
+            quantity?: number;
         };
         SupplierNotificationAccepted: {
             id: string;
@@ -1845,12 +2038,18 @@ export interface operations {
             query?: {
                 /** @description ISO 3166-1 alpha-2, case-insensitive */
                 country?: string;
+                /** @description Only plans with a network of this generation (in `country` when given), e.g. 5G */
+                generation?: string;
                 /** @description One of your eSIMs: only the plans that can top it up (covering every country of its first plan); 404 ESIM_NOT_FOUND for an unknown one */
                 iccid?: string;
                 /** @description page size, 1–100 (default 50) */
                 limit?: number;
                 /** @description 1-based page number */
                 page?: number;
+                /** @description true: only plans that can be topped up; false: only those that cannot */
+                topUpable?: "true" | "false";
+                /** @description true: only unlimited plans; false: only plans with a data allowance */
+                unlimited?: "true" | "false";
             };
             header?: never;
             path?: never;
@@ -1876,6 +2075,23 @@ export interface operations {
                      *           "region": "region",
                      *           "dataMb": 1,
                      *           "validityDays": 1,
+                     *           "unlimited": true,
+                     *           "fairUseMb": 1,
+                     *           "throttleKbps": 1,
+                     *           "networks": [
+                     *             {
+                     *               "country": "FR",
+                     *               "operator": "operator",
+                     *               "generations": [
+                     *                 "2G"
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "voice": true,
+                     *           "sms": true,
+                     *           "kycRequired": true,
+                     *           "topUpable": true,
+                     *           "activationPolicy": "first_use",
                      *           "wholesalePrice": 1500,
                      *           "currency": "USD"
                      *         }
@@ -3376,12 +3592,18 @@ export interface operations {
             query?: {
                 /** @description ISO 3166-1 alpha-2, case-insensitive */
                 country?: string;
+                /** @description Only plans with a network of this generation (in `country` when given), e.g. 5G */
+                generation?: string;
                 /** @description One of your eSIMs: only the plans that can top it up (covering every country of its first plan); 404 ESIM_NOT_FOUND for an unknown one */
                 iccid?: string;
                 /** @description page size, 1–100 (default 50) */
                 limit?: number;
                 /** @description 1-based page number */
                 page?: number;
+                /** @description true: only plans that can be topped up; false: only those that cannot */
+                topUpable?: "true" | "false";
+                /** @description true: only unlimited plans; false: only plans with a data allowance */
+                unlimited?: "true" | "false";
             };
             header?: never;
             path?: never;
@@ -3407,6 +3629,23 @@ export interface operations {
                      *           "region": "region",
                      *           "dataMb": 1,
                      *           "validityDays": 1,
+                     *           "unlimited": true,
+                     *           "fairUseMb": 1,
+                     *           "throttleKbps": 1,
+                     *           "networks": [
+                     *             {
+                     *               "country": "FR",
+                     *               "operator": "operator",
+                     *               "generations": [
+                     *                 "2G"
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "voice": true,
+                     *           "sms": true,
+                     *           "kycRequired": true,
+                     *           "topUpable": true,
+                     *           "activationPolicy": "first_use",
                      *           "wholesalePrice": 1500,
                      *           "currency": "USD"
                      *         }
@@ -4404,7 +4643,7 @@ export interface operations {
                 limit?: number;
                 /** @description 1-based page number */
                 page?: number;
-                status?: "processing" | "provisioned" | "failed" | "cancelled";
+                status?: "processing" | "provisioned" | "failed" | "cancelled" | "partially_provisioned";
             };
             header?: never;
             path?: never;
@@ -4443,7 +4682,20 @@ export interface operations {
                      *           },
                      *           "failureReason": "failureReason",
                      *           "createdAt": "2026-11-24T09:30:00.000Z",
-                     *           "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *           "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *           "quantity": 1,
+                     *           "unitPrice": 1500,
+                     *           "esims": [
+                     *             {
+                     *               "iccid": "8933000000000000001",
+                     *               "smdpAddress": "smdp.supplier.example",
+                     *               "matchingId": "MATCH-0001",
+                     *               "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
+                     *               "qrCode": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+                     *               "appleInstallUrl": "appleInstallUrl"
+                     *             }
+                     *           ],
+                     *           "refundedAmount": 1500
                      *         }
                      *       ],
                      *       "pagination": {
@@ -4600,10 +4852,166 @@ export interface operations {
                      *       },
                      *       "failureReason": "failureReason",
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "quantity": 1,
+                     *       "unitPrice": 1500,
+                     *       "esims": [
+                     *         {
+                     *           "iccid": "8933000000000000001",
+                     *           "smdpAddress": "smdp.supplier.example",
+                     *           "matchingId": "MATCH-0001",
+                     *           "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
+                     *           "qrCode": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+                     *           "appleInstallUrl": "appleInstallUrl"
+                     *         }
+                     *       ],
+                     *       "refundedAmount": 1500
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "detail": "Insufficient scope.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "detail": "Rate limited.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    portalExportOrderEsims: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV export */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example text */
+                    "text/csv": string;
                 };
             };
             /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
@@ -6885,7 +7293,7 @@ export interface operations {
                 limit?: number;
                 /** @description 1-based page number */
                 page?: number;
-                status?: "processing" | "provisioned" | "failed" | "cancelled";
+                status?: "processing" | "provisioned" | "failed" | "cancelled" | "partially_provisioned";
             };
             header?: never;
             path?: never;
@@ -6924,7 +7332,20 @@ export interface operations {
                      *           },
                      *           "failureReason": "failureReason",
                      *           "createdAt": "2026-11-24T09:30:00.000Z",
-                     *           "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *           "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *           "quantity": 1,
+                     *           "unitPrice": 1500,
+                     *           "esims": [
+                     *             {
+                     *               "iccid": "8933000000000000001",
+                     *               "smdpAddress": "smdp.supplier.example",
+                     *               "matchingId": "MATCH-0001",
+                     *               "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
+                     *               "qrCode": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+                     *               "appleInstallUrl": "appleInstallUrl"
+                     *             }
+                     *           ],
+                     *           "refundedAmount": 1500
                      *         }
                      *       ],
                      *       "pagination": {
@@ -7056,7 +7477,8 @@ export interface operations {
                  *       "planId": "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
                  *       "email": "traveller@example.com",
                  *       "phoneNumber": "+33612345678",
-                 *       "iccid": "8933000000000000001"
+                 *       "iccid": "8933000000000000001",
+                 *       "quantity": 1
                  *     }
                  */
                 "application/json": components["schemas"]["OrderRequestInput"];
@@ -7093,6 +7515,19 @@ export interface operations {
                      *       "failureReason": "failureReason",
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
                      *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "quantity": 1,
+                     *       "unitPrice": 1500,
+                     *       "esims": [
+                     *         {
+                     *           "iccid": "8933000000000000001",
+                     *           "smdpAddress": "smdp.supplier.example",
+                     *           "matchingId": "MATCH-0001",
+                     *           "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
+                     *           "qrCode": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+                     *           "appleInstallUrl": "appleInstallUrl"
+                     *         }
+                     *       ],
+                     *       "refundedAmount": 1500,
                      *       "walletBalance": 1500
                      *     }
                      */
@@ -7129,6 +7564,19 @@ export interface operations {
                      *       "failureReason": "failureReason",
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
                      *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "quantity": 1,
+                     *       "unitPrice": 1500,
+                     *       "esims": [
+                     *         {
+                     *           "iccid": "8933000000000000001",
+                     *           "smdpAddress": "smdp.supplier.example",
+                     *           "matchingId": "MATCH-0001",
+                     *           "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
+                     *           "qrCode": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+                     *           "appleInstallUrl": "appleInstallUrl"
+                     *         }
+                     *       ],
+                     *       "refundedAmount": 1500,
                      *       "walletBalance": 1500
                      *     }
                      */
@@ -7392,7 +7840,20 @@ export interface operations {
                      *       },
                      *       "failureReason": "failureReason",
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "quantity": 1,
+                     *       "unitPrice": 1500,
+                     *       "esims": [
+                     *         {
+                     *           "iccid": "8933000000000000001",
+                     *           "smdpAddress": "smdp.supplier.example",
+                     *           "matchingId": "MATCH-0001",
+                     *           "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
+                     *           "qrCode": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+                     *           "appleInstallUrl": "appleInstallUrl"
+                     *         }
+                     *       ],
+                     *       "refundedAmount": 1500
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -7560,7 +8021,20 @@ export interface operations {
                      *       },
                      *       "failureReason": "failureReason",
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "quantity": 1,
+                     *       "unitPrice": 1500,
+                     *       "esims": [
+                     *         {
+                     *           "iccid": "8933000000000000001",
+                     *           "smdpAddress": "smdp.supplier.example",
+                     *           "matchingId": "MATCH-0001",
+                     *           "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
+                     *           "qrCode": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+                     *           "appleInstallUrl": "appleInstallUrl"
+                     *         }
+                     *       ],
+                     *       "refundedAmount": 1500
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -7699,6 +8173,391 @@ export interface operations {
                      *       "status": 415,
                      *       "code": "UNSUPPORTED_MEDIA_TYPE",
                      *       "detail": "Unsupported media type.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "detail": "Rate limited.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    exportOrderEsims: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orderId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV export */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example text */
+                    "text/csv": string;
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "detail": "Insufficient scope.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "detail": "Rate limited.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    quoteOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "planId": "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                 *       "email": "traveller@example.com",
+                 *       "phoneNumber": "+33612345678",
+                 *       "iccid": "8933000000000000001",
+                 *       "quantity": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["QuoteRequestInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "planId": "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "quantity": 1,
+                     *       "unitPrice": 1500,
+                     *       "price": 1500,
+                     *       "currency": "USD",
+                     *       "walletBalance": 1500,
+                     *       "balanceAfter": 1500,
+                     *       "sufficientBalance": true,
+                     *       "compatible": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Quote"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "detail": "Insufficient scope.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code EMAIL_ALREADY_REGISTERED or REQUEST_IN_PROGRESS or INVALID_STATE or ESIM_NOT_TOPPABLE or ESIM_NOT_SUSPENDABLE or ORDER_NOT_CANCELLABLE or EMAIL_NOT_VERIFIED. Conflict: [EMAIL_ALREADY_REGISTERED](/problems#email-already-registered), [REQUEST_IN_PROGRESS](/problems#request-in-progress), [INVALID_STATE](/problems#invalid-state), [ESIM_NOT_TOPPABLE](/problems#esim-not-toppable), [ESIM_NOT_SUSPENDABLE](/problems#esim-not-suspendable), [ORDER_NOT_CANCELLABLE](/problems#order-not-cancellable), [EMAIL_NOT_VERIFIED](/problems#email-not-verified) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/esim-not-toppable",
+                     *       "title": "eSIM cannot be topped up",
+                     *       "status": 409,
+                     *       "code": "ESIM_NOT_TOPPABLE",
+                     *       "detail": "eSIM cannot be topped up.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "detail": "Payload too large.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Unsupported media type.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code IDEMPOTENCY_CONFLICT or PLAN_NOT_AVAILABLE or PLAN_NOT_COMPATIBLE. Unprocessable Entity: [IDEMPOTENCY_CONFLICT](/problems#idempotency-conflict), [PLAN_NOT_AVAILABLE](/problems#plan-not-available), [PLAN_NOT_COMPATIBLE](/problems#plan-not-compatible) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/plan-not-available",
+                     *       "title": "Plan not available",
+                     *       "status": 422,
+                     *       "code": "PLAN_NOT_AVAILABLE",
+                     *       "detail": "Plan not available.",
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */

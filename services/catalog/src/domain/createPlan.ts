@@ -2,10 +2,10 @@ import { newId } from '@esim/ids';
 import { withTransaction, type Pool } from '@esim/postgres';
 import { insertPlan } from '../store/planStore.js';
 import { skuTakenBy } from './duplicateSku.js';
-import type { Plan, PlanFields, PlanPatch } from './plan.js';
+import { travellerDefaults, type Plan, type PlanFields, type PlanPatch } from './plan.js';
 import type { PlanCache } from './planCache.js';
 import { recordPlanChange, type AuditContext } from './planEvents.js';
-import { checkPlanFields, normalizePatch } from './planRules.js';
+import { checkPlanFields, checkPlanShape, normalizePatch } from './planRules.js';
 
 /**
  * An operator adds a plan. It is validated, stored with its audit entry and
@@ -14,8 +14,9 @@ import { checkPlanFields, normalizePatch } from './planRules.js';
  */
 export async function createPlan(deps: { pool: Pool; cache: PlanCache }, input: PlanPatch, audit: AuditContext): Promise<Plan> {
   const patch = normalizePatch(input);
-  const fields: PlanPatch = { ...patch, region: patch.region ?? null, active: patch.active ?? true };
+  const fields: PlanPatch = { ...travellerDefaults, dataMb: null, ...patch, region: patch.region ?? null, active: patch.active ?? true };
   checkPlanFields(fields, 'create');
+  checkPlanShape(fields as PlanFields);
   const plan = await withTransaction(deps.pool, async (db) => {
     const inserted = await insertPlan(db, newId('plan'), fields as PlanFields);
     if (!inserted) throw await skuTakenBy(db, fields.supplierSku as string);

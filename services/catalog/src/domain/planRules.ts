@@ -1,5 +1,5 @@
 import { validationError, type FieldError } from '@esim/errors';
-import { isCountryCode } from '@esim/vocabulary';
+import { activationPolicies, isCountryCode, isOneOf, networkGenerations } from '@esim/vocabulary';
 import type { PlanFields, PlanPatch } from './plan.js';
 
 /**
@@ -14,6 +14,10 @@ export const limits = {
   dataMbMax: 10_485_760, // 10 TB
   validityDaysMax: 3_650,
   moneyMax: 100_000_000,
+  throttleKbpsMax: 1_000_000,
+  networks: 1_000,
+  operatorLength: 100,
+  profileTypeLength: 64,
 } as const;
 
 /** Checks the fields present in `patch`; on create every field must be present. */
@@ -35,13 +39,26 @@ export function checkPlanFields(patch: PlanPatch, mode: 'create' | 'update'): vo
     }
   };
 
-  for (const field of ['name', 'countries', 'dataMb', 'validityDays', 'floorPrice', 'retailPrice', 'supplierSku', 'supplierCost'] as const) {
+  for (const field of ['name', 'countries', 'validityDays', 'floorPrice', 'retailPrice', 'supplierSku', 'supplierCost'] as const) {
     required(field);
   }
+  // An unlimited plan has no data allowance: null is its value, not a missing one.
+  if (patch.dataMb !== null) integer('dataMb', limits.dataMbMax);
+  if (patch.fairUseMb !== null) integer('fairUseMb', limits.dataMbMax);
+  if (patch.throttleKbps !== null) integer('throttleKbps', limits.throttleKbpsMax);
+  for (const field of ['unlimited', 'voice', 'sms', 'kycRequired', 'topUpable', 'active'] as const) {
+    if (patch[field] !== undefined && typeof patch[field] !== 'boolean') errors.push({ path: field, message: 'must be true or false' });
+  }
+  if (patch.activationPolicy !== undefined && !isOneOf(activationPolicies, patch.activationPolicy)) {
+    errors.push({ path: 'activationPolicy', message: `must be one of ${activationPolicies.join(', ')}` });
+  }
+  if (patch.profileType !== undefined && patch.profileType !== null && !/^[\x21-\x7e]{1,64}$/.test(patch.profileType)) {
+    errors.push({ path: 'profileType', message: `must be null or 1–${limits.profileTypeLength} printable ASCII characters without spaces` });
+  }
+  if (patch.networks !== undefined) errors.push(...networkErrors(patch.networks));
   text('name', limits.nameLength);
   text('region', limits.regionLength);
   if (patch.countries !== undefined) errors.push(...countryErrors(patch.countries));
-  integer('dataMb', limits.dataMbMax);
   integer('validityDays', limits.validityDaysMax);
   integer('floorPrice', limits.moneyMax);
   integer('retailPrice', limits.moneyMax);
@@ -50,6 +67,61 @@ export function checkPlanFields(patch: PlanPatch, mode: 'create' | 'update'): vo
     errors.push({ path: 'supplierSku', message: `must be 1–${limits.skuLength} printable ASCII characters without spaces` });
   }
   if (errors.length > 0) throw validationError(errors);
+}
+
+/**
+ * The rules that tie fields together, checked on the whole plan after a
+ * create's defaults or a patch's merge: an unlimited plan has no `dataMb`
+ * and has both a fair-use allowance and a throttled speed; a limited one has
+ * `dataMb` and neither; each network is in a country the plan covers.
+ */
+export function checkPlanShape(plan: PlanFields): void {
+  const errors: FieldError[] = [];
+  if (plan.unlimited) {
+    if (plan.dataMb !== null) errors.push({ path: 'dataMb', message: 'must be null for an unlimited plan' });
+    if (plan.fairUseMb === null) errors.push({ path: 'fairUseMb', message: 'is required for an unlimited plan (the allowance at full speed)' });
+    if (plan.throttleKbps === null) errors.push({ path: 'throttleKbps', message: 'is required for an unlimited plan (the speed after the fair-use allowance)' });
+  } else {
+    if (plan.dataMb === null) errors.push({ path: 'dataMb', message: 'is required unless the plan is unlimited' });
+    if (plan.fairUseMb !== null) errors.push({ path: 'fairUseMb', message: 'must be null unless the plan is unlimited' });
+    if (plan.throttleKbps !== null) errors.push({ path: 'throttleKbps', message: 'must be null unless the plan is unlimited' });
+  }
+  plan.networks.forEach((network, index) => {
+    if (!plan.countries.includes(network.country)) {
+      errors.push({ path: `networks.${index}.country`, message: `${network.country} is not one of the plan's countries` });
+    }
+  });
+  if (errors.length > 0) throw validationError(errors);
+}
+
+function networkErrors(networks: PlanFields['networks']): FieldError[] {
+  if (!Array.isArray(networks)) return [{ path: 'networks', message: 'must be a list' }];
+  if (networks.length > limits.networks) return [{ path: 'networks', message: `must list at most ${limits.networks} networks` }];
+  const errors: FieldError[] = [];
+  const seen = new Set<string>();
+  networks.forEach((network, index) => {
+    const path = `networks.${index}`;
+    if (!/^[A-Z]{2}$/.test(network.country) || !isCountryCode(network.country)) {
+      errors.push({ path: `${path}.country`, message: 'must be an upper-case ISO 3166-1 alpha-2 code, e.g. FR' });
+    }
+    const operator = network.operator;
+    if (typeof operator !== 'string' || operator.trim().length === 0 || operator.length > limits.operatorLength) {
+      errors.push({ path: `${path}.operator`, message: `must be 1–${limits.operatorLength} characters` });
+    }
+    const generations = network.generations;
+    if (!Array.isArray(generations) || generations.length === 0) {
+      errors.push({ path: `${path}.generations`, message: `must list at least one of ${networkGenerations.join(', ')}` });
+    } else {
+      generations.forEach((generation, at) => {
+        if (!isOneOf(networkGenerations, generation)) errors.push({ path: `${path}.generations.${at}`, message: `must be one of ${networkGenerations.join(', ')}` });
+      });
+      if (new Set(generations).size !== generations.length) errors.push({ path: `${path}.generations`, message: 'lists a generation twice' });
+    }
+    const key = `${network.country}|${String(operator).trim().toLowerCase()}`;
+    if (seen.has(key)) errors.push({ path, message: `${network.country} ${operator} is listed twice (one entry per country and operator)` });
+    seen.add(key);
+  });
+  return errors;
 }
 
 function countryErrors(countries: string[]): FieldError[] {
@@ -72,5 +144,19 @@ export function normalizePatch(patch: PlanPatch): PlanPatch {
   const normalized: PlanPatch = { ...patch };
   if (typeof patch.name === 'string') normalized.name = patch.name.trim();
   if (typeof patch.region === 'string') normalized.region = patch.region.trim();
+  if (Array.isArray(patch.networks)) {
+    const order = ['2G', '3G', '4G', '5G'];
+    normalized.networks = patch.networks.map((network) => ({
+      country: network.country,
+      operator: typeof network.operator === 'string' ? network.operator.trim() : network.operator,
+      generations: Array.isArray(network.generations) ? [...network.generations].sort((a, b) => order.indexOf(a) - order.indexOf(b)) : network.generations,
+    }));
+  }
+  // Switching a plan's allowance kind clears what the other kind had, unless the same patch sets it.
+  if (patch.unlimited === true && patch.dataMb === undefined) normalized.dataMb = null;
+  if (patch.unlimited === false) {
+    if (patch.fairUseMb === undefined) normalized.fairUseMb = null;
+    if (patch.throttleKbps === undefined) normalized.throttleKbps = null;
+  }
   return normalized;
 }

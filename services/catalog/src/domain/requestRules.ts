@@ -1,6 +1,6 @@
 import { validationError } from '@esim/errors';
 import { pageWindow, type PageWindow } from '@esim/postgres';
-import { isCountryCode } from '@esim/vocabulary';
+import { isCountryCode, isOneOf, networkGenerations, type NetworkGeneration } from '@esim/vocabulary';
 
 /** Catalog lists default to 50 per page (contract §3). */
 export const defaultLimit = 50;
@@ -29,4 +29,12 @@ export function parseCoversAll(values: string[]): string[] {
     if (!isCountryCode(code)) throw validationError([{ path: `coversAll.${index}`, message: 'must be an ISO 3166-1 alpha-2 code, e.g. FR' }]);
     return code;
   });
+}
+
+/** '' means any generation; otherwise one of the vocabulary's, in either case ("5g" is 5G). */
+export function parseGeneration(value: string): NetworkGeneration | undefined {
+  if (value === '') return undefined;
+  const generation = value.toUpperCase();
+  if (!isOneOf(networkGenerations, generation)) throw validationError([{ path: 'generation', message: `must be one of ${networkGenerations.join(', ')}` }]);
+  return generation;
 }

@@ -1,18 +1,23 @@
 import { createHash } from 'node:crypto';
+import type { ActivationPolicy } from '@esim/vocabulary';
 import type { PlanFields } from './plan.js';
+import { localNetworks, regionalNetworks } from './seedNetworks.js';
 
 /**
  * The development catalog: believable local and regional plans, generated
  * from the small tables below with integer arithmetic only, so every
  * database gets exactly the same plans, the same prices and the same ids.
  */
-export const seedName = 'dev-catalog-v1';
+export const seedName = 'dev-catalog-v2';
 
 interface Size {
+  /** Data at full speed; for an unlimited plan, its fair-use allowance. */
   gb: number;
   days: number;
   /** Supplier cost of this bundle relative to 1 GB, in per-mille: bigger bundles are cheaper per GB. */
   costPerMille: number;
+  /** An unlimited plan, slowed to this speed past `gb`. */
+  throttleKbps?: number;
 }
 
 const sizes = {
@@ -22,6 +27,9 @@ const sizes = {
   s10: { gb: 10, days: 30, costPerMille: 7_000 },
   s20: { gb: 20, days: 30, costPerMille: 12_000 },
 } as const satisfies Record<string, Size>;
+
+const unlimited7: Size = { gb: 10, days: 7, costPerMille: 8_000, throttleKbps: 1_024 };
+const unlimited15: Size = { gb: 20, days: 15, costPerMille: 14_000, throttleKbps: 512 };
 
 const popularSizes: Size[] = [sizes.s1, sizes.s3, sizes.s5, sizes.s10, sizes.s20];
 const basicSizes: Size[] = [sizes.s1, sizes.s5, sizes.s10];
@@ -105,6 +113,23 @@ const regionalMarkets: [string, string, string, number, Size[]][] = [
   ['Global', 'GLOBAL', global, 600, [sizes.s1, sizes.s3, sizes.s5, sizes.s10]],
 ];
 
+/** Unlimited plans (added with the second seed, after every plan of the first, so earlier ids stay put): [code, slug, countries, cost of 1 GB]. */
+const unlimitedMarkets: [string, string, string, number][] = [
+  ['United States', 'US', 'US', 120],
+  ['France', 'FR', 'FR', 130],
+  ['Spain', 'ES', 'ES', 120],
+  ['Italy', 'IT', 'IT', 125],
+  ['Japan', 'JP', 'JP', 180],
+  ['Thailand', 'TH', 'TH', 90],
+  ['Turkey', 'TR', 'TR', 150],
+  ['Europe', 'EUROPE', europe, 140],
+];
+
+/** Markets whose larger local plans come with a local number for calls and texts. */
+const voiceMarkets = new Set(['US', 'GB', 'CA', 'AU', 'DE', 'FR']);
+/** Where the local rules make the operator check the traveller's identity before the eSIM works. */
+const kycMarkets = new Set(['CN', 'IN', 'SA', 'QA', 'TW']);
+
 export interface SeedPlan extends PlanFields {
   id: string;
 }
@@ -119,27 +144,60 @@ export function seedPlans(): SeedPlan[] {
     const codes = [...new Set(countries.split(' '))].sort();
     for (const size of offered) plans.push(seedPlan(region, slug, codes, region, costPerGb, size, plans.length));
   }
+  for (const [label, slug, countries, costPerGb] of unlimitedMarkets) {
+    const codes = [...new Set(countries.split(' '))].sort();
+    const region = codes.length > 1 ? label : null;
+    for (const size of [unlimited7, unlimited15]) plans.push(seedPlan(label, slug, codes, region, costPerGb, size, plans.length));
+  }
   return plans;
 }
 
 function seedPlan(label: string, slug: string, countries: string[], region: string | null, costPerGb: number, size: Size, index: number): SeedPlan {
-  const supplierSku = `SKU-${slug}-${size.gb}GB-${size.days}D`;
+  const unlimited = size.throttleKbps !== undefined;
+  const supplierSku = unlimited ? `SKU-${slug}-UNL-${size.days}D` : `SKU-${slug}-${size.gb}GB-${size.days}D`;
   const supplierCost = roundUpTo(Math.floor((costPerGb * size.costPerMille) / 1_000), 5);
   // Our floor keeps about 40% over cost and ends in 49 or 99; retail nearly doubles it and ends in 99.
   const floorPrice = roundUpTo(Math.floor((supplierCost * 140) / 100) + 1, 50) - 1;
   const retailPrice = roundUpTo(Math.floor((floorPrice * 190) / 100) + 1, 100) - 1;
   return {
     id: seedPlanId(supplierSku, index),
-    name: `${label} ${size.gb} GB / ${size.days} days`,
+    name: unlimited ? `${label} Unlimited / ${size.days} days` : `${label} ${size.gb} GB / ${size.days} days`,
     countries,
     region,
-    dataMb: size.gb * 1_024,
+    dataMb: unlimited ? null : size.gb * 1_024,
     validityDays: size.days,
     floorPrice,
     retailPrice,
     supplierSku,
     supplierCost,
     active: true,
+    ...travellerFacts(countries, region, size),
+  };
+}
+
+/**
+ * What a traveller gets with a seed plan, from the tables above: local
+ * plans list their country's operators, regional ones a roaming partner per
+ * country; big local plans in a few markets include a number; KYC markets
+ * start the validity at purchase (the check happens then) and cannot be
+ * topped up; regional 1 GB plans start at installation.
+ */
+function travellerFacts(countries: string[], region: string | null, size: Size) {
+  const local = region === null ? countries[0] : undefined;
+  const kycRequired = local !== undefined && kycMarkets.has(local);
+  const withNumber = local !== undefined && voiceMarkets.has(local) && size.gb >= 10 && size.throttleKbps === undefined;
+  const activationPolicy: ActivationPolicy = kycRequired ? 'on_purchase' : region !== null && size.gb === 1 ? 'on_install' : 'first_use';
+  return {
+    unlimited: size.throttleKbps !== undefined,
+    fairUseMb: size.throttleKbps === undefined ? null : size.gb * 1_024,
+    throttleKbps: size.throttleKbps ?? null,
+    networks: local !== undefined ? localNetworks(local) : regionalNetworks(countries),
+    voice: withNumber,
+    sms: withNumber,
+    kycRequired,
+    topUpable: !kycRequired,
+    activationPolicy,
+    profileType: null,
   };
 }
 

@@ -6,7 +6,7 @@ import { skuTaken, skuTakenBy } from './duplicateSku.js';
 import { planFieldNames, type Plan, type PlanFields, type PlanPatch } from './plan.js';
 import type { PlanCache } from './planCache.js';
 import { recordPlanChange, type AuditContext } from './planEvents.js';
-import { checkPlanFields, normalizePatch } from './planRules.js';
+import { checkPlanFields, checkPlanShape, normalizePatch } from './planRules.js';
 
 /**
  * An operator changes some fields of a plan (deactivation is `active: false`).
@@ -28,6 +28,7 @@ export async function updatePlan(deps: { pool: Pool; cache: PlanCache }, id: str
         if (owner !== undefined) throw skuTaken(owner);
       }
       const changes = changedFields(current, patch);
+      checkPlanShape({ ...current, ...changes });
       // Every call is audited, even one that changes nothing; only real changes touch the row.
       const updated = Object.keys(changes).length > 0 ? await updatePlanRow(db, id, { ...current, ...changes } as PlanFields) : current;
       await recordPlanChange(db, { action: 'plan.updated', plan: updated, details: changes, audit });
@@ -48,7 +49,7 @@ function changedFields(current: Plan, patch: PlanPatch): PlanPatch {
   for (const field of planFieldNames) {
     const next = patch[field];
     if (next === undefined) continue;
-    const same = Array.isArray(next) ? next.join(',') === current.countries.join(',') : next === current[field];
+    const same = typeof next === 'object' && next !== null ? JSON.stringify(next) === JSON.stringify(current[field]) : next === current[field];
     if (!same) changes[field] = next;
   }
   return changes as PlanPatch;

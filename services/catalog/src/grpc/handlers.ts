@@ -40,8 +40,12 @@ export function catalogHandlers(deps: CatalogDeps): ServiceHandlers<CatalogMetho
         supplierSku: plan.supplierSku,
         countries: plan.countries,
         region: plan.region ?? undefined,
-        dataMb: plan.dataMb,
+        // An unlimited plan's bundle is metered against its fair-use allowance (docs/decisions.md).
+        dataMb: plan.dataMb ?? plan.fairUseMb ?? 0,
         validityDays: plan.validityDays,
+        profileType: plan.profileType ?? undefined,
+        unlimited: plan.unlimited,
+        topUpable: plan.topUpable,
       };
     },
     async adminListPlans(request) {

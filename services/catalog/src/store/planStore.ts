@@ -1,22 +1,63 @@
 import type { Queryable } from '@esim/postgres';
-import type { Plan, PlanFields } from '../domain/plan.js';
+import type { ActivationPolicy } from '@esim/vocabulary';
+import type { Plan, PlanFields, PlanNetwork } from '../domain/plan.js';
 
 /** SQL for catalog.plans; nothing outside src/store writes SQL against it. */
 const columns = `id, name, countries, region, data_mb, validity_days, floor_price, retail_price,
-  supplier_sku, supplier_cost, active, created_at, updated_at`;
+  supplier_sku, supplier_cost, active, unlimited, fair_use_mb, throttle_kbps, networks, voice, sms, kyc_required, top_upable,
+  activation_policy, profile_type, created_at, updated_at`;
+
+/** The columns a write sets, in the order of `values`. */
+const writable = `name, countries, region, data_mb, validity_days, floor_price, retail_price, supplier_sku, supplier_cost, active,
+  unlimited, fair_use_mb, throttle_kbps, networks, voice, sms, kyc_required, top_upable, activation_policy, profile_type`;
+
+function values(plan: PlanFields): unknown[] {
+  return [
+    plan.name,
+    plan.countries,
+    plan.region,
+    plan.dataMb,
+    plan.validityDays,
+    plan.floorPrice,
+    plan.retailPrice,
+    plan.supplierSku,
+    plan.supplierCost,
+    plan.active,
+    plan.unlimited,
+    plan.fairUseMb,
+    plan.throttleKbps,
+    JSON.stringify(plan.networks),
+    plan.voice,
+    plan.sms,
+    plan.kycRequired,
+    plan.topUpable,
+    plan.activationPolicy,
+    plan.profileType,
+  ];
+}
 
 interface PlanRow {
   id: string;
   name: string;
   countries: string[];
   region: string | null;
-  data_mb: number;
+  data_mb: number | null;
   validity_days: number;
   floor_price: number;
   retail_price: number;
   supplier_sku: string;
   supplier_cost: number;
   active: boolean;
+  unlimited: boolean;
+  fair_use_mb: number | null;
+  throttle_kbps: number | null;
+  networks: PlanNetwork[];
+  voice: boolean;
+  sms: boolean;
+  kyc_required: boolean;
+  top_upable: boolean;
+  activation_policy: ActivationPolicy;
+  profile_type: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -34,6 +75,16 @@ function toPlan(row: PlanRow): Plan {
     supplierSku: row.supplier_sku,
     supplierCost: row.supplier_cost,
     active: row.active,
+    unlimited: row.unlimited,
+    fairUseMb: row.fair_use_mb,
+    throttleKbps: row.throttle_kbps,
+    networks: row.networks,
+    voice: row.voice,
+    sms: row.sms,
+    kycRequired: row.kyc_required,
+    topUpable: row.top_upable,
+    activationPolicy: row.activation_policy,
+    profileType: row.profile_type,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -62,11 +113,11 @@ export async function planIdBySku(db: Queryable, sku: string): Promise<string | 
  */
 export async function insertPlan(db: Queryable, id: string, plan: PlanFields): Promise<Plan | undefined> {
   const { rows } = await db.query<PlanRow>(
-    `INSERT INTO catalog.plans (id, name, countries, region, data_mb, validity_days, floor_price, retail_price, supplier_sku, supplier_cost, active)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+    `INSERT INTO catalog.plans (id, ${writable})
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)
      ON CONFLICT (supplier_sku) DO NOTHING
      RETURNING ${columns}`,
-    [id, plan.name, plan.countries, plan.region, plan.dataMb, plan.validityDays, plan.floorPrice, plan.retailPrice, plan.supplierSku, plan.supplierCost, plan.active],
+    [id, ...values(plan)],
   );
   return rows[0] ? toPlan(rows[0]) : undefined;
 }
@@ -74,11 +125,11 @@ export async function insertPlan(db: Queryable, id: string, plan: PlanFields): P
 /** Writes every field of `plan` (the caller merged the patch) and bumps updated_at. */
 export async function updatePlanRow(db: Queryable, id: string, plan: PlanFields): Promise<Plan> {
   const { rows } = await db.query<PlanRow>(
-    `UPDATE catalog.plans SET name = $2, countries = $3, region = $4, data_mb = $5, validity_days = $6, floor_price = $7,
-       retail_price = $8, supplier_sku = $9, supplier_cost = $10, active = $11, updated_at = now()
+    `UPDATE catalog.plans SET (${writable}, updated_at) =
+       ($2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, now())
      WHERE id = $1
      RETURNING ${columns}`,
-    [id, plan.name, plan.countries, plan.region, plan.dataMb, plan.validityDays, plan.floorPrice, plan.retailPrice, plan.supplierSku, plan.supplierCost, plan.active],
+    [id, ...values(plan)],
   );
   if (!rows[0]) throw new Error(`plan ${id} vanished while locked`);
   return toPlan(rows[0]);

@@ -33,15 +33,26 @@ export const orderView = component(
     planName: z.string(),
     status: z
       .enum(orderStatuses)
-      .describe('processing → provisioned (esim set) or failed (failureReason set, price refunded); provisioned → cancelled (refunded, esim kept for the record)'),
+      .describe(
+        'processing → provisioned (esim set) or failed (failureReason set, price refunded); provisioned → cancelled (refunded, esim kept for the record). ' +
+          'A group order some of whose eSIMs could not be provisioned ends partially_provisioned, the missing ones refunded (refundedAmount)',
+      ),
     price: z.number().int().describe('Charged, in minor units of `currency`: the catalog price for your tier at order time'),
     currency: z.string(),
     email: z.string(),
     phoneNumber: z.string(),
-    esim: esimView.nullable().describe('Null until provisioned; for a top-up, the existing eSIM (nothing new to install)'),
+    esim: esimView.nullable().describe('Null until provisioned; for a top-up, the existing eSIM (nothing new to install). For a group order, the first of `esims`'),
     failureReason: z.string().nullable(),
     createdAt: z.string(),
     updatedAt: z.string(),
+    quantity: z.number().int().describe('eSIMs ordered at once (1–50); a top-up is always 1'),
+    unitPrice: z.number().int().describe('The price of one eSIM (or bundle); price = quantity × unitPrice'),
+    esims: z.array(esimView).describe('Every provisioned eSIM of the order, in order; empty until provisioned'),
+    refundedAmount: z
+      .number()
+      .int()
+      .nullable()
+      .describe('What was given back: a partially provisioned group order’s missing eSIMs, or a cancellation; null when nothing was'),
   }),
   'Order',
   'both',
@@ -59,6 +70,17 @@ export const adminOrderView = component(
   'AdminOrder',
   'admin',
 );
+
+function toEsimView(esim: ordersV1.Esim): z.input<typeof esimView> {
+  return {
+    iccid: esim.iccid,
+    smdpAddress: esim.smdpAddress,
+    matchingId: esim.matchingId,
+    activationCode: esim.activationCode,
+    qrCode: esim.qrCode,
+    appleInstallUrl: esim.appleInstallUrl,
+  };
+}
 
 export function toOrderView(order: ordersV1.Order): z.input<typeof orderView> {
   const esim = order.esim;
@@ -87,6 +109,10 @@ export function toOrderView(order: ordersV1.Order): z.input<typeof orderView> {
     failureReason: order.failureReason ?? null,
     createdAt: order.createdAt,
     updatedAt: order.updatedAt,
+    quantity: order.quantity || 1,
+    unitPrice: Number(order.unitPrice || order.price),
+    esims: order.esims.map(toEsimView),
+    refundedAmount: order.refundedAmount === undefined ? null : Number(order.refundedAmount),
   };
 }
 

@@ -6,6 +6,7 @@ import { findOrder } from '../store/orderStore.js';
 import { checkCancellable } from './cancelRules.js';
 import { completeCancellation, type Cancellation } from './completeCancellation.js';
 import type { OrdersDeps } from './deps.js';
+import { withGroupEsims } from './groupOrders.js';
 import { isVisible } from './order.js';
 
 /**
@@ -25,7 +26,7 @@ import { isVisible } from './order.js';
 export async function cancelOrder(deps: OrdersDeps, request: { partnerId: string; orderId: string }, deadline?: number): Promise<Cancellation & { alreadyCancelled: boolean }> {
   const begun = await withTransaction(deps.pool, async (db) => {
     const order = isId('ord', request.orderId) ? await findOrder(db, request.orderId, { forUpdate: true }) : undefined;
-    if (!order || !isVisible(order) || (request.partnerId !== '' && order.partnerId !== request.partnerId)) {
+    if (!order || !isVisible(order) || order.groupOrderId !== null || (request.partnerId !== '' && order.partnerId !== request.partnerId)) {
       throw new AppError('ORDER_NOT_FOUND', `No order ${request.orderId}.`);
     }
     if (order.status === 'cancelled') return { order, resumed: true, done: true };
@@ -37,7 +38,8 @@ export async function cancelOrder(deps: OrdersDeps, request: { partnerId: string
     return { order: marked, resumed: false, done: false };
   });
   if (begun.done) {
-    return { order: begun.order, refundedAmount: begun.order.refundedAmount ?? 0, alreadyCancelled: true };
+    const [order] = await withGroupEsims(deps.pool, [begun.order]);
+    return { order: order ?? begun.order, refundedAmount: begun.order.refundedAmount ?? 0, alreadyCancelled: true };
   }
   return { ...(await completeCancellation(deps, begun.order, { via: 'request', clearOnFailure: !begun.resumed, deadline })), alreadyCancelled: false };
 }

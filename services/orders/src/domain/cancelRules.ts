@@ -2,7 +2,8 @@ import { AppError } from '@esim/errors';
 import type { Queryable } from '@esim/postgres';
 import { openTopUpIds } from '../store/cancelStore.js';
 import { findEsimState, lockEsimKey } from '../store/esimStore.js';
-import type { Order } from './order.js';
+import { checkGroupCancellable } from './groupCancellation.js';
+import { isGroup, type Order } from './order.js';
 
 /**
  * Contract §13: an order can be cancelled only while it was sold but never
@@ -12,6 +13,11 @@ import type { Order } from './order.js';
  * Each refusal is ORDER_NOT_CANCELLABLE naming its rule.
  */
 export async function checkCancellable(db: Queryable, order: Order, windowMs: number, now = new Date()): Promise<void> {
+  if (isGroup(order)) {
+    await checkGroupCancellable(db, order, (why) => refuse(order, why));
+    checkWindow(order, windowMs, now);
+    return;
+  }
   if (order.status !== 'provisioned' || order.iccid === null) refuse(order, `it is ${order.status}; only a provisioned order can be cancelled`);
   const iccid = order.iccid;
   await lockEsimKey(db, iccid);
@@ -24,6 +30,10 @@ export async function checkCancellable(db: Queryable, order: Order, windowMs: nu
     const topUps = await openTopUpIds(db, iccid);
     if (topUps.length > 0) refuse(order, `its eSIM has a top-up that is not cancelled (${topUps.join(', ')})`);
   }
+  checkWindow(order, windowMs, now);
+}
+
+function checkWindow(order: Order, windowMs: number, now: Date): void {
   const provisionedAt = order.provisionedAt ?? order.updatedAt;
   if (now.getTime() - provisionedAt.getTime() > windowMs) refuse(order, 'it is past the cancellation window (ORDER_CANCEL_WINDOW) since provisioning');
 }

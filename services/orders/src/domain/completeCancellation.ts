@@ -7,7 +7,8 @@ import { findOrder, schema } from '../store/orderStore.js';
 import type { OrdersDeps } from './deps.js';
 import { activateNext } from './notification.js';
 import { ordersCancelled } from './metrics.js';
-import type { VisibleOrder } from './order.js';
+import { completeGroupCancellation } from './groupCancellation.js';
+import { isGroup, type VisibleOrder } from './order.js';
 import { partnerOrderViewOf } from './partnerView.js';
 
 export interface Cancellation {
@@ -30,6 +31,7 @@ export async function completeCancellation(
   order: VisibleOrder,
   options: { via: 'request' | 'sweeper'; clearOnFailure: boolean; deadline?: number },
 ): Promise<Cancellation> {
+  if (isGroup(order)) return completeGroupCancellation(deps, order, options);
   const iccid = order.iccid;
   if (iccid === null) throw new Error(`order ${order.id} to cancel has no eSIM`);
   let outcome;

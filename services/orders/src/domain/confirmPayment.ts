@@ -1,7 +1,8 @@
 import { enqueueEvent } from '@esim/events';
 import type { Queryable } from '@esim/postgres';
 import { markProcessing, schema } from '../store/orderStore.js';
-import type { Order, VisibleOrder } from './order.js';
+import { queueUnits } from './groupOrders.js';
+import { isGroup, type Order, type VisibleOrder } from './order.js';
 
 /**
  * The wallet holds the order's price: the order becomes 'processing' and, in
@@ -9,13 +10,16 @@ import type { Order, VisibleOrder } from './order.js';
  * partner's `payment.paid` are written to the outbox, in that order. Called
  * by CreateOrder after its Reserve and by the sweeper after GetReservation,
  * each in a short transaction of its own; the guarded 'pending' → 'processing'
- * update lets only the first of them confirm. Undefined when the order was no
+ * update lets only the first of them confirm. A group's units and their
+ * orders.order.paid events are written here too (groupOrders.ts). Undefined when the order was no
  * longer pending (the other one confirmed it, or the sweeper dropped it).
  */
 export async function confirmPayment(db: Queryable, order: Order, walletBalance: number): Promise<VisibleOrder | undefined> {
   const paid = await markProcessing(db, order.id);
   if (!paid) return undefined;
-  await enqueueEvent(db, schema, 'orders.order.paid', {
+  // A group's eSIMs are provisioned unit by unit, each with its own orders.order.paid.
+  if (isGroup(paid)) await queueUnits(db, paid);
+  else await enqueueEvent(db, schema, 'orders.order.paid', {
     orderId: paid.id,
     partnerId: paid.partnerId,
     planId: paid.planId,

@@ -11,6 +11,8 @@ import type { OrdersDeps } from './deps.js';
 import { fingerprintOf } from './fingerprint.js';
 import { ordersCreated, ordersReplayed } from './metrics.js';
 import { isVisible, type Order, type OrderRequest, type VisibleOrder } from './order.js';
+import { withGroupEsims } from './groupOrders.js';
+import { checkQuantity } from './quantity.js';
 import { checkOrderRequest } from './requestRules.js';
 import { checkCompatible, toppableEsim } from './topUpRules.js';
 
@@ -35,7 +37,8 @@ const maxAttempts = 3;
  */
 export async function createOrder(deps: OrdersDeps, input: OrderRequest, deadline?: number): Promise<CreatedOrder> {
   const request = checkOrderRequest(input);
-  const fingerprint = fingerprintOf(request);
+  const quantity = checkQuantity(input.quantity, request.iccid);
+  const fingerprint = fingerprintOf({ ...request, quantity });
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     const existing = await findOrderByRequest(deps.pool, request.partnerId, request.clientRequestId);
     if (existing) return replay(deps, existing, fingerprint);
@@ -45,7 +48,7 @@ export async function createOrder(deps: OrdersDeps, input: OrderRequest, deadlin
     const price = await deps.catalog.getPlanPrice({ planId: request.planId, tier: request.tier, catalogVersion: request.catalogVersion, deadline });
     if (price.currency !== deps.currency) throw new AppError('INTERNAL', `catalog prices in ${price.currency}, orders are in ${deps.currency}`);
 
-    const order = await insertOrder(deps, newOrderOf(request, fingerprint, price));
+    const order = await insertOrder(deps, newOrderOf(request, fingerprint, price, quantity));
     // A concurrent duplicate inserted first: answer as its duplicate.
     if (!order) continue;
     return { ...(await pay(deps, order, deadline)), replayed: false };
@@ -53,7 +56,7 @@ export async function createOrder(deps: OrdersDeps, input: OrderRequest, deadlin
   throw inProgress();
 }
 
-function newOrderOf(request: OrderRequest, fingerprint: string, price: PlanPrice): NewOrder {
+function newOrderOf(request: OrderRequest, fingerprint: string, price: PlanPrice, quantity: number): NewOrder {
   return {
     id: newId('ord'),
     partnerId: request.partnerId,
@@ -68,7 +71,10 @@ function newOrderOf(request: OrderRequest, fingerprint: string, price: PlanPrice
     region: price.region,
     dataMb: price.dataMb,
     validityDays: price.validityDays,
-    price: price.price,
+    // One debit for the group (§7): quantity × the unit price the catalog shows this partner.
+    price: price.price * quantity,
+    unitPrice: price.price,
+    quantity,
     currency: price.currency,
     email: request.email,
     phoneNumber: request.phoneNumber,
@@ -98,7 +104,8 @@ async function replay(deps: OrdersDeps, existing: Order, fingerprint: string): P
   if (!isVisible(existing)) throw inProgress();
   const walletBalance = await deps.wallet.balance(existing.partnerId);
   ordersReplayed.add(1);
-  return { order: existing, walletBalance, replayed: true };
+  const [order] = await withGroupEsims(deps.pool, [existing]);
+  return { order: order ?? existing, walletBalance, replayed: true };
 }
 
 /**

@@ -2,6 +2,7 @@ import { AppError } from '@esim/errors';
 import { isId } from '@esim/ids';
 import type { Queryable } from '@esim/postgres';
 import { findOrder } from '../store/orderStore.js';
+import { withGroupEsims } from './groupOrders.js';
 import { isVisible, type VisibleOrder } from './order.js';
 
 /**
@@ -11,8 +12,10 @@ import { isVisible, type VisibleOrder } from './order.js';
  */
 export async function getOrder(db: Queryable, request: { id: string; partnerId: string }): Promise<VisibleOrder> {
   const order = isId('ord', request.id) ? await findOrder(db, request.id) : undefined;
-  if (!order || !isVisible(order) || (request.partnerId !== '' && order.partnerId !== request.partnerId)) {
+  // A group's unit orders are internal: their eSIMs show on the group.
+  if (!order || !isVisible(order) || order.groupOrderId !== null || (request.partnerId !== '' && order.partnerId !== request.partnerId)) {
     throw new AppError('ORDER_NOT_FOUND', `No order ${request.id}.`);
   }
-  return order;
+  const [withEsims] = await withGroupEsims(db, [order]);
+  return withEsims ?? order;
 }

@@ -1,5 +1,6 @@
 import type { Queryable } from '@esim/postgres';
 import { listVisibleOrders } from '../store/orderStore.js';
+import { withGroupEsims } from './groupOrders.js';
 import type { VisibleOrder } from './order.js';
 import { parsePage, parseStatusFilter } from './requestRules.js';
 
@@ -15,5 +16,5 @@ export async function listOrders(
   const { page, limit } = parsePage(request.page);
   const filter = { ...(request.partnerId !== '' ? { partnerId: request.partnerId } : {}), ...(status ? { status } : {}) };
   const { orders, total } = await listVisibleOrders(db, filter, { limit, offset: (page - 1) * limit });
-  return { orders: orders as VisibleOrder[], total };
+  return { orders: await withGroupEsims(db, orders as VisibleOrder[]), total };
 }

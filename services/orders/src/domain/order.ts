@@ -62,8 +62,24 @@ export interface Order extends PlanShape {
   /** Set while a cancellation is under way (revoke and refund not yet recorded). */
   cancelRequestedAt: Date | null;
   refundedAmount: number | null;
+  /** eSIMs ordered at once (§7); price = quantity × unitPrice. */
+  quantity: number;
+  unitPrice: number;
+  /** A group's unit order (internal, never shown): the group it belongs to and its index there. */
+  groupOrderId: string | null;
+  unit: number | null;
+  /**
+   * Every provisioned eSIM of the order, in unit order; `esim` is the first.
+   * A single order's is `[esim]`; a group's are its units' (loadGroupEsims).
+   */
+  esims: Esim[];
   createdAt: Date;
   updatedAt: Date;
+}
+
+/** A group order: its eSIMs are provisioned by unit orders of their own. */
+export function isGroup(order: Pick<Order, 'quantity' | 'groupOrderId'>): boolean {
+  return order.quantity > 1 && order.groupOrderId === null;
 }
 
 /** An order a partner or operator may see: anything but 'pending'. */
@@ -85,6 +101,8 @@ export interface OrderRequest {
   iccid?: string;
   /** The gateway's catalog version when the order arrived: no price cached for an older one is charged (0: none). */
   catalogVersion?: number;
+  /** eSIMs of the plan to order at once (1–50; absent or 0: one). */
+  quantity?: number;
 }
 
 /**

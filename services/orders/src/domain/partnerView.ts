@@ -1,7 +1,7 @@
 import type { partnerBundleView, partnerEsimView, partnerOrderView } from '@esim/events';
 import type { z } from 'zod';
 import { usageOf, type BundleRecord, type EsimState } from '../esims/esim.js';
-import { appleInstallUrlOf, shownFailureReason, type VisibleOrder } from './order.js';
+import { appleInstallUrlOf, shownFailureReason, type Esim, type VisibleOrder } from './order.js';
 
 export type PartnerOrderView = z.input<typeof partnerOrderView>;
 export type PartnerEsimView = z.output<typeof partnerEsimView>;
@@ -27,24 +27,24 @@ export function partnerOrderViewOf(order: VisibleOrder): PartnerOrderView {
     currency: order.currency,
     email: order.email,
     phoneNumber: order.phoneNumber,
-    esim: order.esim
-      ? {
-          iccid: order.esim.iccid,
-          smdpAddress: order.esim.smdpAddress,
-          matchingId: order.esim.matchingId,
-          activationCode: order.esim.activationCode,
-          appleInstallUrl: order.esim.appleInstallUrl,
-        }
-      : null,
+    esim: order.esim ? withoutQr(order.esim) : null,
     failureReason: shownFailureReason(order),
     createdAt: order.createdAt.toISOString(),
     updatedAt: order.updatedAt.toISOString(),
+    quantity: order.quantity,
+    unitPrice: order.unitPrice,
+    esims: order.esims.map(withoutQr),
+    refundedAmount: order.refundedAmount,
   };
+}
+
+function withoutQr(esim: Esim) {
+  return { iccid: esim.iccid, smdpAddress: esim.smdpAddress, matchingId: esim.matchingId, activationCode: esim.activationCode, appleInstallUrl: esim.appleInstallUrl };
 }
 
 export function partnerBundleViewOf(bundle: BundleRecord): PartnerBundleView {
   return {
-    orderId: bundle.orderId,
+    orderId: bundle.shownOrderId,
     planId: bundle.planId,
     planName: bundle.planName,
     dataMb: bundle.dataMb,
@@ -62,7 +62,7 @@ export function partnerEsimViewOf(state: EsimState): PartnerEsimView {
   const usage = usageOf(state);
   return {
     iccid: esim.iccid,
-    orderId: esim.orderId,
+    orderId: esim.shownOrderId,
     status: esim.status,
     smdpAddress: esim.smdpAddress,
     matchingId: esim.matchingId,

@@ -8,6 +8,7 @@ import type { VisibleOrder } from './order.js';
 import { partnerOrderViewOf } from './partnerView.js';
 import { qrCodeOf } from './qrCode.js';
 import { esimLifecycle } from '../esims/lifecycle.js';
+import { settleGroup } from './groupOrders.js';
 
 /** The consumer of provisioning.succeeded: applyProvisioned, in its exactly-once transaction. */
 export function recordProvisioned(logger: Logger) {
@@ -19,7 +20,7 @@ export function recordProvisioned(logger: Logger) {
 /**
  * The supplier delivered the eSIM (for a top-up: added the bundle to it):
  * the order becomes 'provisioned' with it, its eSIM and bundle are recorded
- * (recordEsim), and `orders.order.provisioned` (the wallet captures the reservation) and
+ * (through the eSIM lifecycle), and `orders.order.provisioned` (the wallet captures the reservation) and
  * the partner's `provision.provisioned` are written in the same transaction.
  * The event's consumer and the processing sweeper (settleProcessingOrders)
  * both land here, so a sweep writes exactly what the event would have; an
@@ -42,6 +43,13 @@ export async function applyProvisioned(
   }
   const qrCode = await qrCodeOf(esim.activationCode);
   const provisioned = (await markProvisioned(db, orderId, { ...esim, qrCode }, supplierReference)) as VisibleOrder;
+  if (provisioned.groupOrderId !== null) {
+    // A group's unit: its eSIM is recorded as a single order's; the group announces itself once every unit is settled.
+    await esimLifecycle.recordProvisioned(db, logger, provisioned);
+    await settleGroup(db, logger, provisioned.groupOrderId);
+    logger.info({ orderId, groupOrderId: provisioned.groupOrderId, unit: provisioned.unit, supplierReference, ...source }, 'group unit provisioned');
+    return true;
+  }
   await enqueueEvent(db, schema, 'orders.order.provisioned', { orderId, partnerId: provisioned.partnerId });
   await enqueueEvent(db, schema, 'partner.notification', {
     partnerId: provisioned.partnerId,

@@ -3,7 +3,8 @@ import type { PoolClient } from '@esim/postgres';
 import type { Logger } from '@esim/telemetry';
 import { findOrder, markFailed, schema } from '../store/orderStore.js';
 import { ordersFailed } from './metrics.js';
-import type { VisibleOrder } from './order.js';
+import { settleGroupRefund } from './groupOrders.js';
+import { isGroup, type VisibleOrder } from './order.js';
 import { partnerOrderViewOf } from './partnerView.js';
 
 /** The consumer of wallet.order.refunded: applyRefunded, in its exactly-once transaction. */
@@ -36,6 +37,15 @@ export async function applyRefunded(
     const level = order.status === 'failed' ? 'info' : 'error';
     logger[level]({ orderId, status: order.status, ...source }, 'wallet.order.refunded for an order not processing; ignored');
     return false;
+  }
+  if (isGroup(order)) {
+    // Some units provisioned: the refund was of the missing ones only.
+    const partial = await settleGroupRefund(db, order, amount);
+    if (partial) {
+      ordersFailed.add(1, { partial: 'true' });
+      logger.info({ orderId, partnerId: partial.partnerId, refundedAmount: amount, ...source }, 'group order partially provisioned; missing units refunded');
+      return true;
+    }
   }
   const failed = (await markFailed(db, orderId, refund.fallbackReason)) as VisibleOrder;
   await enqueueEvent(db, schema, 'partner.notification', {

@@ -1,10 +1,12 @@
 import { withTransaction } from '@esim/postgres';
 import type { ProvisioningState } from '../clients/provisioning.js';
+import { unitOrdersOf } from '../store/groupStore.js';
 import { findOrder, lockProcessingOrder, staleProcessingOrders, type ProcessingCursor } from '../store/orderStore.js';
 import { orderLogFields } from './customerLog.js';
 import type { OrdersDeps } from './deps.js';
 import { ordersSwept } from './metrics.js';
-import type { Order } from './order.js';
+import { isGroup, type Order } from './order.js';
+import { applyUnitFailure } from './recordProvisioningFailure.js';
 import { applyProvisioned } from './recordProvisioned.js';
 import { applyRefunded } from './recordRefund.js';
 
@@ -70,6 +72,11 @@ export async function settleProcessingOrders(
 /** One order: ask, then apply under the lock. Never throws, so one order's trouble never stops the others. */
 async function settleOne(deps: OrdersDeps, order: Order): Promise<SweepOutcome> {
   const log = { ...orderLogFields(order), kind: order.kind };
+  // A group is settled by its units (each swept on its own), in their transactions; provisioning knows only the units.
+  if (isGroup(order)) return settleGroupRefundLost(deps, order).catch((error: unknown) => {
+    deps.logger.warn({ ...log, err: error }, 'processing sweeper: could not read the group order\'s refund; retrying next round');
+    return 'error' as const;
+  });
   let known: ProvisioningState;
   try {
     known = await deps.provisioning.provisioningState(order.id);
@@ -89,8 +96,16 @@ async function settleOne(deps: OrdersDeps, order: Order): Promise<SweepOutcome> 
         const applied = await withTransaction(deps.pool, async (db) => (await lockProcessingOrder(db, order.id)) !== undefined && applyProvisioned(db, deps.logger, known.esim, { via: 'sweeper' }));
         return applied ? 'provisioned' : 'settled_meanwhile';
       }
-      case 'failed':
-        return await refundAndFail(deps, order, known.reason);
+      case 'failed': {
+        const groupId = order.groupOrderId;
+        if (groupId === null) return await refundAndFail(deps, order, known.reason);
+        // A unit has nothing of its own to refund: it fails, and its group settles if it was the last.
+        const applied = await withTransaction(
+          deps.pool,
+          async (db) => (await lockProcessingOrder(db, order.id)) !== undefined && applyUnitFailure(db, deps.logger, order.id, groupId, known.reason),
+        );
+        return applied ? 'failed' : 'settled_meanwhile';
+      }
     }
   } catch (error) {
     deps.logger.warn({ ...log, state: known.state, err: error }, 'processing sweeper: could not settle the order; retrying next round');
@@ -108,6 +123,29 @@ async function refundAndFail(deps: OrdersDeps, order: Order, reason: string): Pr
     async (db) =>
       (await lockProcessingOrder(db, order.id)) !== undefined &&
       applyRefunded(db, deps.logger, { orderId: order.id, amount: refund.amount, fallbackReason: reason }, { via: 'sweeper' }),
+  );
+  return applied ? 'failed' : 'settled_meanwhile';
+}
+
+/**
+ * A group waiting for the refund of its missing units (its failure reason is
+ * set): if the wallet has recorded it and wallet.order.refunded was lost, the
+ * group settles as that event would have. The wallet's reservation says which
+ * refund it recorded: released is the whole price (no unit provisioned),
+ * captured the missing units' (some provisioned); held, none yet.
+ */
+async function settleGroupRefundLost(deps: OrdersDeps, group: Order): Promise<SweepOutcome> {
+  if (group.failureReason === null) return 'in_progress';
+  const reservation = await deps.wallet.reservation(group.id);
+  if (!reservation || reservation.state === 'held') return 'in_progress';
+  const units = await unitOrdersOf(deps.pool, group.id);
+  const missing = units.filter((unit) => unit.status === 'failed').length;
+  const amount = reservation.state === 'released' ? reservation.amount : missing * group.unitPrice;
+  const applied = await withTransaction(
+    deps.pool,
+    async (db) =>
+      (await lockProcessingOrder(db, group.id)) !== undefined &&
+      applyRefunded(db, deps.logger, { orderId: group.id, amount, fallbackReason: group.failureReason ?? 'refunded by the wallet' }, { via: 'sweeper' }),
   );
   return applied ? 'failed' : 'settled_meanwhile';
 }

@@ -16,7 +16,9 @@ export async function toppableEsim(db: Queryable, partnerId: string, iccid: stri
   if (!esim || esim.partnerId !== partnerId) throw new AppError('ESIM_NOT_FOUND', `No eSIM ${iccid}.`);
   if (esim.status === 'cancelled') throw notToppable(iccid, 'it was cancelled');
   const first = await findOrder(db, esim.orderId);
-  if (first?.cancelRequestedAt) throw notToppable(iccid, 'it is being cancelled');
+  // A group's eSIM: its cancellation is the group's.
+  const cancelling = first?.groupOrderId ? (await findOrder(db, first.groupOrderId))?.cancelRequestedAt : first?.cancelRequestedAt;
+  if (cancelling) throw notToppable(iccid, 'it is being cancelled');
   return esim;
 }
 

@@ -6,6 +6,8 @@ export interface EsimRecord {
   partnerId: string;
   /** The first order's id. */
   orderId: string;
+  /** The id partners are shown: the group's for a group order's eSIM (its unit order is internal), else orderId. */
+  shownOrderId: string;
   status: EsimStatus;
   smdpAddress: string;
   matchingId: string;
@@ -37,6 +39,8 @@ export interface EsimError {
 /** One bundle: the data a provisioned order bought on its eSIM. */
 export interface BundleRecord {
   orderId: string;
+  /** As EsimRecord.shownOrderId. */
+  shownOrderId: string;
   iccid: string;
   seq: number;
   planId: string;

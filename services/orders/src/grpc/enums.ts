@@ -12,6 +12,7 @@ const orderStatuses: Record<OrderStatus, ordersV1.OrderStatus> = {
   provisioned: ordersV1.OrderStatus.PROVISIONED,
   failed: ordersV1.OrderStatus.FAILED,
   cancelled: ordersV1.OrderStatus.CANCELLED,
+  partially_provisioned: ordersV1.OrderStatus.PARTIALLY_PROVISIONED,
 };
 
 const orderKinds: Record<OrderKind, ordersV1.OrderKind> = {

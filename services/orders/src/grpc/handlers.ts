@@ -8,6 +8,7 @@ import { listOrders } from '../domain/listOrders.js';
 import { esimLifecycle } from '../esims/lifecycle.js';
 import { listReconciliationRuns, runReconciliation, type ReconciliationOptions, type ReconciliationRun } from '../domain/reconciliation.js';
 import { AppError } from '@esim/errors';
+import { quoteOrder } from '../domain/quoteOrder.js';
 import { esimStatusFilter, notificationTypeFromProto, orderStatusFilter } from './enums.js';
 import { esimMessage, orderMessage } from './views.js';
 
@@ -69,6 +70,17 @@ export function ordersHandlers(deps: OrdersDeps, reconciliation: ReconciliationO
     },
     async setEsimSuspended(request) {
       return esimMessage(await esimLifecycle.setSuspended(deps, request));
+    },
+    async quoteOrder(request) {
+      const quote = await quoteOrder(deps, { ...request, catalogVersion: Number(request.catalogVersion) });
+      return {
+        ...quote,
+        unitPrice: BigInt(quote.unitPrice),
+        price: BigInt(quote.price),
+        walletBalance: BigInt(quote.walletBalance),
+        balanceAfter: BigInt(quote.balanceAfter),
+        compatible: quote.compatible ?? undefined,
+      };
     },
     async recordSupplierNotification(request) {
       return esimLifecycle.recordSupplierNotification(deps, { ...request, type: notificationTypeFromProto(request.type) });

@@ -37,6 +37,10 @@ export function orderMessage(order: VisibleOrder): OrderInit {
     supplierReference: order.supplierReference ?? undefined,
     provisionedAt: iso(order.provisionedAt),
     cancelledAt: iso(order.cancelledAt),
+    quantity: order.quantity,
+    unitPrice: BigInt(order.unitPrice),
+    esims: order.esims.map((esim) => ({ ...esim })),
+    refundedAmount: order.refundedAmount === null ? undefined : BigInt(order.refundedAmount),
   };
 }
 
@@ -47,7 +51,7 @@ export function esimMessage(state: EsimState): EsimViewInit {
   return {
     iccid: esim.iccid,
     partnerId: esim.partnerId,
-    orderId: esim.orderId,
+    orderId: esim.shownOrderId,
     status: esimStatusToProto(esim.status),
     smdpAddress: esim.smdpAddress,
     matchingId: esim.matchingId,
@@ -57,7 +61,7 @@ export function esimMessage(state: EsimState): EsimViewInit {
     region: esim.region ?? undefined,
     usage: { ...usage, updatedAt: usage.updatedAt.toISOString() },
     bundles: bundles.map((bundle) => ({
-      orderId: bundle.orderId,
+      orderId: bundle.shownOrderId,
       planId: bundle.planId,
       planName: bundle.planName,
       dataMb: bundle.dataMb,

@@ -8,7 +8,7 @@ import { columns, one, toOrder, type OrderRow } from './orderRow.js';
 export async function markCancelRequested(db: Queryable, id: string): Promise<Order | undefined> {
   const { rows } = await db.query<OrderRow>(
     `UPDATE orders.orders SET cancel_requested_at = now(), updated_at = now()
-     WHERE id = $1 AND status = 'provisioned' AND cancel_requested_at IS NULL RETURNING ${columns}`,
+     WHERE id = $1 AND status IN ('provisioned', 'partially_provisioned') AND cancel_requested_at IS NULL RETURNING ${columns}`,
     [id],
   );
   return one(rows);
@@ -16,14 +16,14 @@ export async function markCancelRequested(db: Queryable, id: string): Promise<Or
 
 /** Nothing changed after all (the supplier refused or could not be reached): the order is as it was. */
 export async function clearCancelRequested(db: Queryable, id: string): Promise<void> {
-  await db.query(`UPDATE orders.orders SET cancel_requested_at = NULL WHERE id = $1 AND status = 'provisioned'`, [id]);
+  await db.query(`UPDATE orders.orders SET cancel_requested_at = NULL WHERE id = $1 AND status IN ('provisioned', 'partially_provisioned')`, [id]);
 }
 
 /** provisioned → cancelled with the refunded amount; undefined when the order was not provisioned. */
 export async function markCancelled(db: Queryable, id: string, refundedAmount: number): Promise<Order | undefined> {
   const { rows } = await db.query<OrderRow>(
     `UPDATE orders.orders SET status = 'cancelled', cancelled_at = now(), refunded_amount = $2, updated_at = now()
-     WHERE id = $1 AND status = 'provisioned' RETURNING ${columns}`,
+     WHERE id = $1 AND status IN ('provisioned', 'partially_provisioned') RETURNING ${columns}`,
     [id, refundedAmount],
   );
   return one(rows);
@@ -42,7 +42,7 @@ export async function openTopUpIds(db: Queryable, iccid: string): Promise<string
 export async function staleCancellations(db: Queryable, olderThanMs: number, limit: number): Promise<Order[]> {
   const { rows } = await db.query<OrderRow>(
     `SELECT ${columns} FROM orders.orders
-     WHERE status = 'provisioned' AND cancel_requested_at < now() - make_interval(secs => $1::double precision / 1000)
+     WHERE status IN ('provisioned', 'partially_provisioned') AND cancel_requested_at < now() - make_interval(secs => $1::double precision / 1000)
      ORDER BY cancel_requested_at, id LIMIT $2`,
     [olderThanMs, limit],
   );

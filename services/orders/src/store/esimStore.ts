@@ -4,10 +4,13 @@ import type { BundleRecord, EsimRecord, EsimState } from '../esims/esim.js';
 
 /** SQL for orders.esims and orders.bundles; nothing outside src/store writes SQL against them. */
 
+/** A group's unit order is internal: partners are shown the group's id in its place (contract §7). */
+const shownOrderId = (table: string) =>
+  `COALESCE((SELECT o.group_order_id FROM orders.orders o WHERE o.id = ${table}.order_id), ${table}.order_id) AS shown_order_id`;
 const esimColumns = `iccid, partner_id, order_id, status, smdp_address, matching_id, activation_code, countries, region, installed_at,
-  usage_updated_at, created_at, updated_at, eid, last_error, suspended, deleted_at`;
+  usage_updated_at, created_at, updated_at, eid, last_error, suspended, deleted_at, ${shownOrderId('esims')}`;
 const bundleColumns = `order_id, iccid, seq, plan_id, plan_name, data_mb, data_used_mb, validity_days, status, activated_at, expires_at,
-  threshold_80_at, threshold_100_at`;
+  threshold_80_at, threshold_100_at, ${shownOrderId('bundles')}`;
 
 interface EsimRow {
   iccid: string;
@@ -27,6 +30,7 @@ interface EsimRow {
   last_error: { at: string; notificationPoint: number; reasonCode: string | null; message: string | null } | null;
   suspended: boolean;
   deleted_at: Date | null;
+  shown_order_id: string;
 }
 
 interface BundleRow {
@@ -43,12 +47,14 @@ interface BundleRow {
   expires_at: Date | null;
   threshold_80_at: Date | null;
   threshold_100_at: Date | null;
+  shown_order_id: string;
 }
 
 const toEsim = (row: EsimRow): EsimRecord => ({
   iccid: row.iccid,
   partnerId: row.partner_id,
   orderId: row.order_id,
+  shownOrderId: row.shown_order_id,
   status: row.status,
   smdpAddress: row.smdp_address,
   matchingId: row.matching_id,
@@ -67,6 +73,7 @@ const toEsim = (row: EsimRow): EsimRecord => ({
 
 const toBundle = (row: BundleRow): BundleRecord => ({
   orderId: row.order_id,
+  shownOrderId: row.shown_order_id,
   iccid: row.iccid,
   seq: Number(row.seq),
   planId: row.plan_id,

@@ -4,7 +4,7 @@ import { appleInstallUrlOf, type Order, type StoredStatus } from '../domain/orde
 /** The columns of orders.orders every read selects, and their mapping to the domain order: the one place a row becomes an Order. */
 export const columns = `id, partner_id, client_request_id, fingerprint, kind, iccid, plan_id, plan_name, supplier_sku, countries, region, data_mb,
   validity_days, price, currency, email, phone_number, status, smdp_address, matching_id, activation_code, qr_code, supplier_reference,
-  failure_reason, provisioned_at, cancelled_at, cancel_requested_at, refunded_amount, created_at, updated_at`;
+  failure_reason, provisioned_at, cancelled_at, cancel_requested_at, refunded_amount, quantity, unit_price, group_order_id, unit, created_at, updated_at`;
 
 export interface OrderRow {
   id: string;
@@ -35,6 +35,10 @@ export interface OrderRow {
   cancelled_at: Date | null;
   cancel_requested_at: Date | null;
   refunded_amount: number | null;
+  quantity: number;
+  unit_price: number | null;
+  group_order_id: string | null;
+  unit: number | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -77,6 +81,11 @@ export function toOrder(row: OrderRow): Order {
     cancelledAt: row.cancelled_at,
     cancelRequestedAt: row.cancel_requested_at,
     refundedAmount: row.refunded_amount,
+    quantity: row.quantity,
+    unitPrice: row.unit_price ?? row.price,
+    groupOrderId: row.group_order_id,
+    unit: row.unit,
+    esims: esim ? [esim] : [],
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -6,7 +6,7 @@ import { columns, one, toOrder, type OrderRow } from './orderRow.js';
 export const schema = 'orders';
 
 export async function findOrderByRequest(db: Queryable, partnerId: string, clientRequestId: string): Promise<Order | undefined> {
-  const { rows } = await db.query<OrderRow>(`SELECT ${columns} FROM orders.orders WHERE partner_id = $1 AND client_request_id = $2`, [
+  const { rows } = await db.query<OrderRow>(`SELECT ${columns} FROM orders.orders WHERE partner_id = $1 AND client_request_id = $2 AND group_order_id IS NULL`, [
     partnerId,
     clientRequestId,
   ]);
@@ -37,6 +37,8 @@ export type NewOrder = Pick<
   | 'currency'
   | 'email'
   | 'phoneNumber'
+  | 'quantity'
+  | 'unitPrice'
 >;
 
 /**
@@ -47,8 +49,8 @@ export type NewOrder = Pick<
 export async function insertPendingOrder(db: Queryable, order: NewOrder): Promise<Order | undefined> {
   const { rows } = await db.query<OrderRow>(
     `INSERT INTO orders.orders (id, partner_id, client_request_id, fingerprint, plan_id, plan_name, supplier_sku, price, currency, email, phone_number, status,
-       kind, iccid, countries, region, data_mb, validity_days)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending', $12, $13, $14, $15, $16, $17)
+       kind, iccid, countries, region, data_mb, validity_days, quantity, unit_price)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending', $12, $13, $14, $15, $16, $17, $18, $19)
      ON CONFLICT (partner_id, client_request_id) DO NOTHING
      RETURNING ${columns}`,
     [
@@ -69,6 +71,8 @@ export async function insertPendingOrder(db: Queryable, order: NewOrder): Promis
       order.region,
       order.dataMb,
       order.validityDays,
+      order.quantity,
+      order.unitPrice,
     ],
   );
   return one(rows);
@@ -190,7 +194,8 @@ export interface OrderFilter {
 
 /** Visible orders, newest first with ties by id descending, and how many match in all. */
 export async function listVisibleOrders(db: Queryable, filter: OrderFilter, page: { limit: number; offset: number }): Promise<{ orders: Order[]; total: number }> {
-  const conditions = [`status <> 'pending'`];
+  // A group's unit orders are its own business: the group is listed, with their eSIMs.
+  const conditions = [`status <> 'pending'`, 'group_order_id IS NULL'];
   const params: unknown[] = [];
   if (filter.partnerId !== undefined) conditions.push(`partner_id = $${params.push(filter.partnerId)}`);
   if (filter.status !== undefined) conditions.push(`status = $${params.push(filter.status)}`);

@@ -41,6 +41,8 @@ export interface Reservation {
   state: ReservationState;
   debitEntryId: string;
   refundEntryId: string | null;
+  /** A group order's refund of its missing units (contract §7); the reservation is then captured. */
+  partialRefundEntryId: string | null;
   createdAt: Date;
   updatedAt: Date;
 }

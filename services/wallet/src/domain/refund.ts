@@ -2,7 +2,7 @@ import { AppError } from '@esim/errors';
 import { pgErrorCode, withTransaction, type Queryable } from '@esim/postgres';
 import { createLogger, type Logger } from '@esim/telemetry';
 import { findEntry } from '../store/ledgerStore.js';
-import { findReservation, markReleased } from '../store/reservationStore.js';
+import { findReservation, markPartlyRefunded, markReleased } from '../store/reservationStore.js';
 import type { WalletDeps } from './deps.js';
 import type { LedgerEntry } from './ledger.js';
 import { walletMetrics } from './metrics.js';
@@ -27,6 +27,11 @@ export interface RefundInput {
   partnerId: string;
   reason: string;
   cause: RefundCause;
+  /**
+   * `provisioning_failed` of a group order some of whose eSIMs were provisioned (§7): the price of the
+   * missing ones, refunded as one entry (reference `missing-units`); the rest is earned (captured).
+   */
+  amount?: number | undefined;
 }
 
 export type RefundOutcome =
@@ -46,6 +51,11 @@ export type RefundOutcome =
  * | held | refund; `wallet.order.refunded` tells orders | refund |
  * | captured (the eSIM was delivered) | nothing: a failure after delivery is a bug upstream, logged | refund: the caller revoked the eSIM first |
  * | released | the first refund (replayed) | the first refund (replayed) |
+ *
+ * A group order (§7) whose provisioning failed for some eSIMs only names the
+ * missing units' `amount`: that part is refunded (reference `missing-units`)
+ * and the reservation captured; a later cancellation refunds what was paid
+ * net of it, as the final refund.
  */
 export async function refundOrderPrice(db: Queryable, logger: Logger, input: RefundInput): Promise<RefundOutcome> {
   const known = await findReservation(db, input.orderId);
@@ -62,16 +72,32 @@ export async function refundOrderPrice(db: Queryable, logger: Logger, input: Ref
     if (!entry) throw new Error(`released reservation ${input.orderId} without its refund entry`);
     return { kind: 'refunded', entry, replayed: true };
   }
+  if (reservation.partialRefundEntryId !== null && input.cause === 'provisioning_failed') {
+    const entry = await findEntry(db, reservation.partialRefundEntryId);
+    if (!entry) throw new Error(`reservation ${input.orderId} without its missing-units refund entry`);
+    return { kind: 'refunded', entry, replayed: true };
+  }
+  if (reservation.state === 'held' && input.cause === 'provisioning_failed' && input.amount !== undefined && input.amount > 0 && input.amount < reservation.amount) {
+    const reason = input.reason.slice(0, reasonLengthMax) || 'some eSIMs could not be provisioned';
+    const entry = await appendEntry(db, head, { type: 'refund', amount: input.amount, orderId: reservation.orderId, reference: 'missing-units', description: `Refund: ${reason}` });
+    await markPartlyRefunded(db, reservation.orderId, entry.id);
+    await announceRefund(db, { ...entry, orderId: reservation.orderId });
+    walletMetrics.refunds.add(1);
+    walletMetrics.refundedMinor.add(entry.amount);
+    return { kind: 'refunded', entry, replayed: false };
+  }
   if (reservation.state === 'captured' && input.cause === 'provisioning_failed') {
     logger.error({ orderId: input.orderId }, 'order reported failed after it was provisioned; not refunded');
     return { kind: 'nothing', why: 'delivered' };
   }
   const reason = input.reason.slice(0, reasonLengthMax) || (input.cause === 'provisioning_failed' ? 'provisioning failed' : 'order cancelled');
-  const entry = await appendEntry(db, head, { type: 'refund', amount: reservation.amount, orderId: reservation.orderId, description: `Refund: ${reason}` });
+  // What was paid net of an earlier refund of a group's missing units (§7).
+  const earlier = reservation.partialRefundEntryId ? ((await findEntry(db, reservation.partialRefundEntryId))?.amount ?? 0) : 0;
+  const entry = await appendEntry(db, head, { type: 'refund', amount: reservation.amount - earlier, orderId: reservation.orderId, description: `Refund: ${reason}` });
   await markReleased(db, reservation.orderId, entry.id, ['held', 'captured']);
   if (input.cause === 'provisioning_failed') await announceRefund(db, { ...entry, orderId: reservation.orderId });
   walletMetrics.refunds.add(1);
-  walletMetrics.refundedMinor.add(reservation.amount);
+  walletMetrics.refundedMinor.add(entry.amount);
   return { kind: 'refunded', entry, replayed: false };
 }
 

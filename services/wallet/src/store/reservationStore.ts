@@ -3,7 +3,7 @@ import type { ReservationState } from '@esim/vocabulary';
 import type { Reservation } from '../domain/ledger.js';
 
 /** SQL for wallet.reservations. */
-const columns = 'order_id, partner_id, amount, state, debit_entry_id, refund_entry_id, created_at, updated_at';
+const columns = 'order_id, partner_id, amount, state, debit_entry_id, refund_entry_id, partial_refund_entry_id, created_at, updated_at';
 
 interface ReservationRow {
   order_id: string;
@@ -12,6 +12,7 @@ interface ReservationRow {
   state: ReservationState;
   debit_entry_id: string;
   refund_entry_id: string | null;
+  partial_refund_entry_id: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -24,6 +25,7 @@ function toReservation(row: ReservationRow): Reservation {
     state: row.state,
     debitEntryId: row.debit_entry_id,
     refundEntryId: row.refund_entry_id,
+    partialRefundEntryId: row.partial_refund_entry_id,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -75,4 +77,13 @@ export async function heldReservationsOlderThan(db: Queryable, olderThanMs: numb
 export async function reservationsOf(db: Queryable, orderIds: string[]): Promise<Reservation[]> {
   const { rows } = await db.query<ReservationRow>(`SELECT ${columns} FROM wallet.reservations WHERE order_id = ANY($1::text[])`, [orderIds]);
   return rows.map(toReservation);
+}
+
+/** held → captured, with the refund of a group order's missing units (contract §7). */
+export async function markPartlyRefunded(db: Queryable, orderId: string, partialRefundEntryId: string): Promise<void> {
+  const result = await db.query(
+    `UPDATE wallet.reservations SET state = 'captured', partial_refund_entry_id = $2, updated_at = now() WHERE order_id = $1 AND state = 'held'`,
+    [orderId, partialRefundEntryId],
+  );
+  if (result.rowCount !== 1) throw new Error(`reservation ${orderId} was not held`);
 }

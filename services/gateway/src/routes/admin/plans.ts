@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { auditContextOf } from '../../auth/adminAuth.js';
 import { pageOf, pageQuery, pagination, problems } from '../../http/schemas.js';
+import { activationPolicies, networkGenerations } from '@esim/vocabulary';
 import { countryCode } from '../../views/country.js';
 import { adminPlanView, toAdminPlanView } from '../../views/plans.js';
 import type { CatalogClient } from '../../backends.js';
@@ -14,13 +15,31 @@ const planFields = {
   name: z.string().trim().min(1).max(200),
   countries: z.array(countryCode).min(1, 'must list at least one country').max(250),
   region: z.string().trim().min(1).max(100).nullable(),
-  dataMb: z.number().int().positive().max(10_485_760),
+  dataMb: z.number().int().positive().max(10_485_760).nullable(),
   validityDays: z.number().int().positive().max(3650),
   floorPrice: cents,
   retailPrice: cents,
   supplierSku: z.string().trim().min(1).max(64),
   supplierCost: cents,
   active: z.boolean(),
+  unlimited: z.boolean(),
+  fairUseMb: z.number().int().positive().max(10_485_760).nullable(),
+  throttleKbps: z.number().int().positive().max(1_000_000).nullable(),
+  networks: z
+    .array(
+      z.strictObject({
+        country: countryCode,
+        operator: z.string().trim().min(1).max(100),
+        generations: z.array(z.enum(networkGenerations)).min(1, 'must list at least one generation'),
+      }),
+    )
+    .max(1_000),
+  voice: z.boolean(),
+  sms: z.boolean(),
+  kycRequired: z.boolean(),
+  topUpable: z.boolean(),
+  activationPolicy: z.enum(activationPolicies),
+  profileType: z.string().trim().min(1).max(64).nullable(),
 };
 const params = z.object({ id: z.string().min(1) });
 
@@ -34,13 +53,28 @@ function toPlanFields(input: PlanInput) {
     setCountries: input.countries !== undefined,
     region: input.region ?? undefined,
     clearRegion: input.region === null,
-    dataMb: input.dataMb,
+    dataMb: input.dataMb ?? undefined,
+    clearDataMb: input.dataMb === null,
     validityDays: input.validityDays,
     floorPrice: input.floorPrice === undefined ? undefined : BigInt(input.floorPrice),
     retailPrice: input.retailPrice === undefined ? undefined : BigInt(input.retailPrice),
     supplierSku: input.supplierSku,
     supplierCost: input.supplierCost === undefined ? undefined : BigInt(input.supplierCost),
     active: input.active,
+    unlimited: input.unlimited,
+    fairUseMb: input.fairUseMb ?? undefined,
+    clearFairUseMb: input.fairUseMb === null,
+    throttleKbps: input.throttleKbps ?? undefined,
+    clearThrottleKbps: input.throttleKbps === null,
+    networks: input.networks ?? [],
+    setNetworks: input.networks !== undefined,
+    voice: input.voice,
+    sms: input.sms,
+    kycRequired: input.kycRequired,
+    topUpable: input.topUpable,
+    activationPolicy: input.activationPolicy,
+    profileType: input.profileType ?? undefined,
+    clearProfileType: input.profileType === null,
   };
 }
 
@@ -73,7 +107,19 @@ export function adminPlanRoutes(app: FastifyInstance, { catalog }: { catalog: Ca
       schema: {
         tags,
         summary: 'Create a plan',
-        body: z.strictObject({ ...planFields, region: planFields.region.optional(), active: planFields.active.default(true) }),
+        description:
+          'Traveller facts left out take their defaults: limited (`dataMb` required), no voice or SMS, no KYC, top-upable, validity from first use, no networks listed. ' +
+          'An unlimited plan has `dataMb` null (or absent) and both `fairUseMb` and `throttleKbps`.',
+        body: z.strictObject(planFields)
+          .partial()
+          .required({ name: true, countries: true, validityDays: true, floorPrice: true, retailPrice: true, supplierSku: true, supplierCost: true })
+          .extend({ active: planFields.active.default(true) })
+          // A limited plan (the default) needs its allowance; an unlimited one has none. Checked even when other fields fail, so one answer names them all.
+          .refine((plan) => plan.unlimited === true || plan.dataMb !== undefined, {
+            path: ['dataMb'],
+            message: 'is required unless the plan is unlimited',
+            when: (payload) => typeof payload.value === 'object' && payload.value !== null,
+          }),
         response: { 201: adminPlanView, ...problems(400, 401, 413, 415, 503) },
       },
     },
@@ -95,7 +141,9 @@ export function adminPlanRoutes(app: FastifyInstance, { catalog }: { catalog: Ca
       schema: {
         tags,
         summary: 'Update or deactivate a plan',
-        description: 'Send only the fields to change. `active: false` removes the plan from partner listings at once.',
+        description:
+          'Send only the fields to change. `active: false` removes the plan from partner listings at once. ' +
+          '`unlimited: true` clears `dataMb`; `unlimited: false` clears `fairUseMb` and `throttleKbps` (unless the same call sets them).',
         params,
         body: z.strictObject(planFields).partial(),
         response: { 200: adminPlanView, ...problems(400, 401, 404, 413, 415, 503) },

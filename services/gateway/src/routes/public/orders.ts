@@ -13,21 +13,43 @@ import { orderCreatedView, orderView, toOrderView } from '../../views/orders.js'
 import { iccidPattern, idOrNotFound } from '../ids.js';
 import { accountOf, type PartnerDoors } from '../partnerDoors.js';
 
+/** §7 group orders: 1–50 eSIMs of the plan; an integer, not a string of digits; never with `iccid`. */
+export const quantityField = z
+  .number({ error: 'must be a whole number from 1 to 50' })
+  .int('must be a whole number from 1 to 50')
+  .min(1, 'must be a whole number from 1 to 50')
+  .max(50, 'must be a whole number from 1 to 50')
+  .optional()
+  .describe('How many eSIMs of the plan to order at once (1–50, default 1): one order, one debit of quantity × unit price. Not with `iccid`');
+
+/** A top-up adds one bundle to one eSIM: `quantity` with `iccid` is refused, naming `quantity`. */
+export function noQuantityWithIccid(body: { quantity?: number | undefined; iccid?: string | undefined }, context: z.core.$RefinementCtx): void {
+  if (body.quantity !== undefined && body.iccid !== undefined) {
+    context.addIssue({ code: 'custom', path: ['quantity'], message: 'cannot be combined with iccid: a top-up adds one bundle to one eSIM' });
+  }
+}
+
+/** What a create and a quote both take (§7). */
+export const orderFields = {
+  planId: z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters').describe('A plan id from GET /partner/catalog'),
+  email: z.email('must be a valid e-mail address').max(254, 'must be at most 254 characters').describe("The customer's e-mail address"),
+  phoneNumber: z.string().regex(/^\+[1-9][0-9]{6,14}$/, 'must be E.164, e.g. +33612345678').describe("The customer's phone number, E.164"),
+  iccid: z
+    .string()
+    .regex(iccidPattern, 'must be an ICCID: 18–22 digits')
+    .optional()
+    .describe('Top up this eSIM of yours with the plan (a new bundle on the same ICCID) instead of issuing a new eSIM'),
+  quantity: quantityField,
+};
+
 const orderRequest = component(
   z.strictObject({
     clientRequestId: z
       .string()
       .regex(/^[A-Za-z0-9._:-]{1,64}$/, 'must be 1–64 characters of A–Z a–z 0–9 . _ : -')
       .describe('Your idempotency key, unique per partner forever: a retry with the same body answers the same order'),
-    planId: z.string().min(1, 'must not be empty').max(64, 'must be at most 64 characters').describe('A plan id from GET /partner/catalog'),
-    email: z.email('must be a valid e-mail address').max(254, 'must be at most 254 characters').describe("The customer's e-mail address"),
-    phoneNumber: z.string().regex(/^\+[1-9][0-9]{6,14}$/, 'must be E.164, e.g. +33612345678').describe("The customer's phone number, E.164"),
-    iccid: z
-      .string()
-      .regex(iccidPattern, 'must be an ICCID: 18–22 digits')
-      .optional()
-      .describe('Top up this eSIM of yours with the plan (a new bundle on the same ICCID) instead of issuing a new eSIM'),
-  }),
+    ...orderFields,
+  }).superRefine(noQuantityWithIccid),
   'OrderRequest',
   'public',
 );

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file catalog/v1/catalog.proto.
  */
 export const file_catalog_v1_catalog: GenFile = /*@__PURE__*/
-  fileDesc("ChhjYXRhbG9nL3YxL2NhdGFsb2cucHJvdG8SCmNhdGFsb2cudjEirQEKC1BhcnRuZXJQbGFuEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEQoJY291bnRyaWVzGAMgAygJEhMKBnJlZ2lvbhgEIAEoCUgAiAEBEg8KB2RhdGFfbWIYBSABKAUSFQoNdmFsaWRpdHlfZGF5cxgGIAEoBRIXCg93aG9sZXNhbGVfcHJpY2UYByABKAMSEAoIY3VycmVuY3kYCCABKAlCCQoHX3JlZ2lvbiJrChBMaXN0UGxhbnNSZXF1ZXN0Eg8KB2NvdW50cnkYASABKAkSDAoEdGllchgCIAEoCRIkCgRwYWdlGAMgASgLMhYuY29tbW9uLnYxLlBhZ2VSZXF1ZXN0EhIKCmNvdmVyc19hbGwYBCADKAkiSgoRTGlzdFBsYW5zUmVzcG9uc2USJgoFcGxhbnMYASADKAsyFy5jYXRhbG9nLnYxLlBhcnRuZXJQbGFuEg0KBXRvdGFsGAIgASgFIjQKE0dldFBsYW5QcmljZVJlcXVlc3QSDwoHcGxhbl9pZBgBIAEoCRIMCgR0aWVyGAIgASgJIsEBCglQbGFuUHJpY2USDwoHcGxhbl9pZBgBIAEoCRIRCglwbGFuX25hbWUYAiABKAkSDQoFcHJpY2UYAyABKAMSEAoIY3VycmVuY3kYBCABKAkSFAoMc3VwcGxpZXJfc2t1GAUgASgJEhEKCWNvdW50cmllcxgGIAMoCRITCgZyZWdpb24YByABKAlIAIgBARIPCgdkYXRhX21iGAggASgFEhUKDXZhbGlkaXR5X2RheXMYCSABKAVCCQoHX3JlZ2lvbiKiAgoJQWRtaW5QbGFuEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEQoJY291bnRyaWVzGAMgAygJEhMKBnJlZ2lvbhgEIAEoCUgAiAEBEg8KB2RhdGFfbWIYBSABKAUSFQoNdmFsaWRpdHlfZGF5cxgGIAEoBRITCgtmbG9vcl9wcmljZRgHIAEoAxIUCgxyZXRhaWxfcHJpY2UYCCABKAMSFAoMc3VwcGxpZXJfc2t1GAkgASgJEhUKDXN1cHBsaWVyX2Nvc3QYCiABKAMSDgoGYWN0aXZlGAsgASgIEhAKCGN1cnJlbmN5GAwgASgJEhIKCmNyZWF0ZWRfYXQYDSABKAkSEgoKdXBkYXRlZF9hdBgOIAEoCUIJCgdfcmVnaW9uInQKFUFkbWluTGlzdFBsYW5zUmVxdWVzdBIkCgRwYWdlGAEgASgLMhYuY29tbW9uLnYxLlBhZ2VSZXF1ZXN0Eg8KB2NvdW50cnkYAyABKAkSEwoGYWN0aXZlGAQgASgISACIAQFCCQoHX2FjdGl2ZUoECAIQAyJNChZBZG1pbkxpc3RQbGFuc1Jlc3BvbnNlEiQKBXBsYW5zGAEgAygLMhUuY2F0YWxvZy52MS5BZG1pblBsYW4SDQoFdG90YWwYAiABKAUiIQoTQWRtaW5HZXRQbGFuUmVxdWVzdBIKCgJpZBgBIAEoCSKoAwoKUGxhbkZpZWxkcxIRCgRuYW1lGAEgASgJSACIAQESEQoJY291bnRyaWVzGAIgAygJEhUKDXNldF9jb3VudHJpZXMYAyABKAgSEwoGcmVnaW9uGAQgASgJSAGIAQESFAoMY2xlYXJfcmVnaW9uGAUgASgIEhQKB2RhdGFfbWIYBiABKAVIAogBARIaCg12YWxpZGl0eV9kYXlzGAcgASgFSAOIAQESGAoLZmxvb3JfcHJpY2UYCCABKANIBIgBARIZCgxyZXRhaWxfcHJpY2UYCSABKANIBYgBARIZCgxzdXBwbGllcl9za3UYCiABKAlIBogBARIaCg1zdXBwbGllcl9jb3N0GAsgASgDSAeIAQESEwoGYWN0aXZlGAwgASgISAiIAQFCBwoFX25hbWVCCQoHX3JlZ2lvbkIKCghfZGF0YV9tYkIQCg5fdmFsaWRpdHlfZGF5c0IOCgxfZmxvb3JfcHJpY2VCDwoNX3JldGFpbF9wcmljZUIPCg1fc3VwcGxpZXJfc2t1QhAKDl9zdXBwbGllcl9jb3N0QgkKB19hY3RpdmUiYQoRQ3JlYXRlUGxhblJlcXVlc3QSJAoEcGxhbhgBIAEoCzIWLmNhdGFsb2cudjEuUGxhbkZpZWxkcxImCgVhdWRpdBgCIAEoCzIXLmNvbW1vbi52MS5BdWRpdENvbnRleHQibQoRVXBkYXRlUGxhblJlcXVlc3QSCgoCaWQYASABKAkSJAoEcGxhbhgCIAEoCzIWLmNhdGFsb2cudjEuUGxhbkZpZWxkcxImCgVhdWRpdBgDIAEoCzIXLmNvbW1vbi52MS5BdWRpdENvbnRleHQyywMKDkNhdGFsb2dTZXJ2aWNlEkgKCUxpc3RQbGFucxIcLmNhdGFsb2cudjEuTGlzdFBsYW5zUmVxdWVzdBodLmNhdGFsb2cudjEuTGlzdFBsYW5zUmVzcG9uc2USRgoMR2V0UGxhblByaWNlEh8uY2F0YWxvZy52MS5HZXRQbGFuUHJpY2VSZXF1ZXN0GhUuY2F0YWxvZy52MS5QbGFuUHJpY2USVwoOQWRtaW5MaXN0UGxhbnMSIS5jYXRhbG9nLnYxLkFkbWluTGlzdFBsYW5zUmVxdWVzdBoiLmNhdGFsb2cudjEuQWRtaW5MaXN0UGxhbnNSZXNwb25zZRJGCgxBZG1pbkdldFBsYW4SHy5jYXRhbG9nLnYxLkFkbWluR2V0UGxhblJlcXVlc3QaFS5jYXRhbG9nLnYxLkFkbWluUGxhbhJCCgpDcmVhdGVQbGFuEh0uY2F0YWxvZy52MS5DcmVhdGVQbGFuUmVxdWVzdBoVLmNhdGFsb2cudjEuQWRtaW5QbGFuEkIKClVwZGF0ZVBsYW4SHS5jYXRhbG9nLnYxLlVwZGF0ZVBsYW5SZXF1ZXN0GhUuY2F0YWxvZy52MS5BZG1pblBsYW5iBnByb3RvMw", [file_common_v1_common]);
+  fileDesc("ChhjYXRhbG9nL3YxL2NhdGFsb2cucHJvdG8SCmNhdGFsb2cudjEipAMKC1BhcnRuZXJQbGFuEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEQoJY291bnRyaWVzGAMgAygJEhMKBnJlZ2lvbhgEIAEoCUgAiAEBEg8KB2RhdGFfbWIYBSABKAUSFQoNdmFsaWRpdHlfZGF5cxgGIAEoBRIXCg93aG9sZXNhbGVfcHJpY2UYByABKAMSEAoIY3VycmVuY3kYCCABKAkSEQoJdW5saW1pdGVkGAkgASgIEhgKC2ZhaXJfdXNlX21iGAogASgFSAGIAQESGgoNdGhyb3R0bGVfa2JwcxgLIAEoBUgCiAEBEikKCG5ldHdvcmtzGAwgAygLMhcuY2F0YWxvZy52MS5QbGFuTmV0d29yaxINCgV2b2ljZRgNIAEoCBILCgNzbXMYDiABKAgSFAoMa3ljX3JlcXVpcmVkGA8gASgIEhIKCnRvcF91cGFibGUYECABKAgSGQoRYWN0aXZhdGlvbl9wb2xpY3kYESABKAlCCQoHX3JlZ2lvbkIOCgxfZmFpcl91c2VfbWJCEAoOX3Rocm90dGxlX2ticHMiRQoLUGxhbk5ldHdvcmsSDwoHY291bnRyeRgBIAEoCRIQCghvcGVyYXRvchgCIAEoCRITCgtnZW5lcmF0aW9ucxgDIAMoCSLNAQoQTGlzdFBsYW5zUmVxdWVzdBIPCgdjb3VudHJ5GAEgASgJEgwKBHRpZXIYAiABKAkSJAoEcGFnZRgDIAEoCzIWLmNvbW1vbi52MS5QYWdlUmVxdWVzdBISCgpjb3ZlcnNfYWxsGAQgAygJEhIKCmdlbmVyYXRpb24YBSABKAkSFgoJdW5saW1pdGVkGAYgASgISACIAQESFwoKdG9wX3VwYWJsZRgHIAEoCEgBiAEBQgwKCl91bmxpbWl0ZWRCDQoLX3RvcF91cGFibGUiSgoRTGlzdFBsYW5zUmVzcG9uc2USJgoFcGxhbnMYASADKAsyFy5jYXRhbG9nLnYxLlBhcnRuZXJQbGFuEg0KBXRvdGFsGAIgASgFIjQKE0dldFBsYW5QcmljZVJlcXVlc3QSDwoHcGxhbl9pZBgBIAEoCRIMCgR0aWVyGAIgASgJIpQCCglQbGFuUHJpY2USDwoHcGxhbl9pZBgBIAEoCRIRCglwbGFuX25hbWUYAiABKAkSDQoFcHJpY2UYAyABKAMSEAoIY3VycmVuY3kYBCABKAkSFAoMc3VwcGxpZXJfc2t1GAUgASgJEhEKCWNvdW50cmllcxgGIAMoCRITCgZyZWdpb24YByABKAlIAIgBARIPCgdkYXRhX21iGAggASgFEhUKDXZhbGlkaXR5X2RheXMYCSABKAUSGQoMcHJvZmlsZV90eXBlGAogASgJSAGIAQESEQoJdW5saW1pdGVkGAsgASgIEhIKCnRvcF91cGFibGUYDCABKAhCCQoHX3JlZ2lvbkIPCg1fcHJvZmlsZV90eXBlIsUECglBZG1pblBsYW4SCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIRCgljb3VudHJpZXMYAyADKAkSEwoGcmVnaW9uGAQgASgJSACIAQESDwoHZGF0YV9tYhgFIAEoBRIVCg12YWxpZGl0eV9kYXlzGAYgASgFEhMKC2Zsb29yX3ByaWNlGAcgASgDEhQKDHJldGFpbF9wcmljZRgIIAEoAxIUCgxzdXBwbGllcl9za3UYCSABKAkSFQoNc3VwcGxpZXJfY29zdBgKIAEoAxIOCgZhY3RpdmUYCyABKAgSEAoIY3VycmVuY3kYDCABKAkSEgoKY3JlYXRlZF9hdBgNIAEoCRISCgp1cGRhdGVkX2F0GA4gASgJEhEKCXVubGltaXRlZBgPIAEoCBIYCgtmYWlyX3VzZV9tYhgQIAEoBUgBiAEBEhoKDXRocm90dGxlX2ticHMYESABKAVIAogBARIpCghuZXR3b3JrcxgSIAMoCzIXLmNhdGFsb2cudjEuUGxhbk5ldHdvcmsSDQoFdm9pY2UYEyABKAgSCwoDc21zGBQgASgIEhQKDGt5Y19yZXF1aXJlZBgVIAEoCBISCgp0b3BfdXBhYmxlGBYgASgIEhkKEWFjdGl2YXRpb25fcG9saWN5GBcgASgJEhkKDHByb2ZpbGVfdHlwZRgYIAEoCUgDiAEBQgkKB19yZWdpb25CDgoMX2ZhaXJfdXNlX21iQhAKDl90aHJvdHRsZV9rYnBzQg8KDV9wcm9maWxlX3R5cGUidAoVQWRtaW5MaXN0UGxhbnNSZXF1ZXN0EiQKBHBhZ2UYASABKAsyFi5jb21tb24udjEuUGFnZVJlcXVlc3QSDwoHY291bnRyeRgDIAEoCRITCgZhY3RpdmUYBCABKAhIAIgBAUIJCgdfYWN0aXZlSgQIAhADIk0KFkFkbWluTGlzdFBsYW5zUmVzcG9uc2USJAoFcGxhbnMYASADKAsyFS5jYXRhbG9nLnYxLkFkbWluUGxhbhINCgV0b3RhbBgCIAEoBSIhChNBZG1pbkdldFBsYW5SZXF1ZXN0EgoKAmlkGAEgASgJIsAHCgpQbGFuRmllbGRzEhEKBG5hbWUYASABKAlIAIgBARIRCgljb3VudHJpZXMYAiADKAkSFQoNc2V0X2NvdW50cmllcxgDIAEoCBITCgZyZWdpb24YBCABKAlIAYgBARIUCgxjbGVhcl9yZWdpb24YBSABKAgSFAoHZGF0YV9tYhgGIAEoBUgCiAEBEhoKDXZhbGlkaXR5X2RheXMYByABKAVIA4gBARIYCgtmbG9vcl9wcmljZRgIIAEoA0gEiAEBEhkKDHJldGFpbF9wcmljZRgJIAEoA0gFiAEBEhkKDHN1cHBsaWVyX3NrdRgKIAEoCUgGiAEBEhoKDXN1cHBsaWVyX2Nvc3QYCyABKANIB4gBARITCgZhY3RpdmUYDCABKAhICIgBARIWCgl1bmxpbWl0ZWQYDSABKAhICYgBARIVCg1jbGVhcl9kYXRhX21iGA4gASgIEhgKC2ZhaXJfdXNlX21iGA8gASgFSAqIAQESGQoRY2xlYXJfZmFpcl91c2VfbWIYECABKAgSGgoNdGhyb3R0bGVfa2JwcxgRIAEoBUgLiAEBEhsKE2NsZWFyX3Rocm90dGxlX2ticHMYEiABKAgSKQoIbmV0d29ya3MYEyADKAsyFy5jYXRhbG9nLnYxLlBsYW5OZXR3b3JrEhQKDHNldF9uZXR3b3JrcxgUIAEoCBISCgV2b2ljZRgVIAEoCEgMiAEBEhAKA3NtcxgWIAEoCEgNiAEBEhkKDGt5Y19yZXF1aXJlZBgXIAEoCEgOiAEBEhcKCnRvcF91cGFibGUYGCABKAhID4gBARIeChFhY3RpdmF0aW9uX3BvbGljeRgZIAEoCUgQiAEBEhkKDHByb2ZpbGVfdHlwZRgaIAEoCUgRiAEBEhoKEmNsZWFyX3Byb2ZpbGVfdHlwZRgbIAEoCEIHCgVfbmFtZUIJCgdfcmVnaW9uQgoKCF9kYXRhX21iQhAKDl92YWxpZGl0eV9kYXlzQg4KDF9mbG9vcl9wcmljZUIPCg1fcmV0YWlsX3ByaWNlQg8KDV9zdXBwbGllcl9za3VCEAoOX3N1cHBsaWVyX2Nvc3RCCQoHX2FjdGl2ZUIMCgpfdW5saW1pdGVkQg4KDF9mYWlyX3VzZV9tYkIQCg5fdGhyb3R0bGVfa2Jwc0IICgZfdm9pY2VCBgoEX3Ntc0IPCg1fa3ljX3JlcXVpcmVkQg0KC190b3BfdXBhYmxlQhQKEl9hY3RpdmF0aW9uX3BvbGljeUIPCg1fcHJvZmlsZV90eXBlImEKEUNyZWF0ZVBsYW5SZXF1ZXN0EiQKBHBsYW4YASABKAsyFi5jYXRhbG9nLnYxLlBsYW5GaWVsZHMSJgoFYXVkaXQYAiABKAsyFy5jb21tb24udjEuQXVkaXRDb250ZXh0Im0KEVVwZGF0ZVBsYW5SZXF1ZXN0EgoKAmlkGAEgASgJEiQKBHBsYW4YAiABKAsyFi5jYXRhbG9nLnYxLlBsYW5GaWVsZHMSJgoFYXVkaXQYAyABKAsyFy5jb21tb24udjEuQXVkaXRDb250ZXh0MssDCg5DYXRhbG9nU2VydmljZRJICglMaXN0UGxhbnMSHC5jYXRhbG9nLnYxLkxpc3RQbGFuc1JlcXVlc3QaHS5jYXRhbG9nLnYxLkxpc3RQbGFuc1Jlc3BvbnNlEkYKDEdldFBsYW5QcmljZRIfLmNhdGFsb2cudjEuR2V0UGxhblByaWNlUmVxdWVzdBoVLmNhdGFsb2cudjEuUGxhblByaWNlElcKDkFkbWluTGlzdFBsYW5zEiEuY2F0YWxvZy52MS5BZG1pbkxpc3RQbGFuc1JlcXVlc3QaIi5jYXRhbG9nLnYxLkFkbWluTGlzdFBsYW5zUmVzcG9uc2USRgoMQWRtaW5HZXRQbGFuEh8uY2F0YWxvZy52MS5BZG1pbkdldFBsYW5SZXF1ZXN0GhUuY2F0YWxvZy52MS5BZG1pblBsYW4SQgoKQ3JlYXRlUGxhbhIdLmNhdGFsb2cudjEuQ3JlYXRlUGxhblJlcXVlc3QaFS5jYXRhbG9nLnYxLkFkbWluUGxhbhJCCgpVcGRhdGVQbGFuEh0uY2F0YWxvZy52MS5VcGRhdGVQbGFuUmVxdWVzdBoVLmNhdGFsb2cudjEuQWRtaW5QbGFuYgZwcm90bzM", [file_common_v1_common]);
 
 /**
  * The partner view: wholesale price only, nothing of margins or suppliers.
@@ -59,6 +59,56 @@ export type PartnerPlan = Message<"catalog.v1.PartnerPlan"> & {
    * @generated from field: string currency = 8;
    */
   currency: string;
+
+  /**
+   * What a traveller gets (contract §5). An unlimited plan has data_mb 0
+   * (the partner view shows null) and a fair-use allowance.
+   *
+   * @generated from field: bool unlimited = 9;
+   */
+  unlimited: boolean;
+
+  /**
+   * @generated from field: optional int32 fair_use_mb = 10;
+   */
+  fairUseMb?: number | undefined;
+
+  /**
+   * @generated from field: optional int32 throttle_kbps = 11;
+   */
+  throttleKbps?: number | undefined;
+
+  /**
+   * @generated from field: repeated catalog.v1.PlanNetwork networks = 12;
+   */
+  networks: PlanNetwork[];
+
+  /**
+   * @generated from field: bool voice = 13;
+   */
+  voice: boolean;
+
+  /**
+   * @generated from field: bool sms = 14;
+   */
+  sms: boolean;
+
+  /**
+   * @generated from field: bool kyc_required = 15;
+   */
+  kycRequired: boolean;
+
+  /**
+   * @generated from field: bool top_upable = 16;
+   */
+  topUpable: boolean;
+
+  /**
+   * first_use, on_install or on_purchase.
+   *
+   * @generated from field: string activation_policy = 17;
+   */
+  activationPolicy: string;
 };
 
 /**
@@ -67,6 +117,37 @@ export type PartnerPlan = Message<"catalog.v1.PartnerPlan"> & {
  */
 export const PartnerPlanSchema: GenMessage<PartnerPlan> = /*@__PURE__*/
   messageDesc(file_catalog_v1_catalog, 0);
+
+/**
+ * One operator a plan uses in one country.
+ *
+ * @generated from message catalog.v1.PlanNetwork
+ */
+export type PlanNetwork = Message<"catalog.v1.PlanNetwork"> & {
+  /**
+   * @generated from field: string country = 1;
+   */
+  country: string;
+
+  /**
+   * @generated from field: string operator = 2;
+   */
+  operator: string;
+
+  /**
+   * "4G", "5G"…
+   *
+   * @generated from field: repeated string generations = 3;
+   */
+  generations: string[];
+};
+
+/**
+ * Describes the message catalog.v1.PlanNetwork.
+ * Use `create(PlanNetworkSchema)` to create a new message.
+ */
+export const PlanNetworkSchema: GenMessage<PlanNetwork> = /*@__PURE__*/
+  messageDesc(file_catalog_v1_catalog, 1);
 
 /**
  * @generated from message catalog.v1.ListPlansRequest
@@ -96,6 +177,23 @@ export type ListPlansRequest = Message<"catalog.v1.ListPlansRequest"> & {
    * @generated from field: repeated string covers_all = 4;
    */
   coversAll: string[];
+
+  /**
+   * Only plans with a network of this generation ("5G"); empty for no such filter.
+   *
+   * @generated from field: string generation = 5;
+   */
+  generation: string;
+
+  /**
+   * @generated from field: optional bool unlimited = 6;
+   */
+  unlimited?: boolean | undefined;
+
+  /**
+   * @generated from field: optional bool top_upable = 7;
+   */
+  topUpable?: boolean | undefined;
 };
 
 /**
@@ -103,7 +201,7 @@ export type ListPlansRequest = Message<"catalog.v1.ListPlansRequest"> & {
  * Use `create(ListPlansRequestSchema)` to create a new message.
  */
 export const ListPlansRequestSchema: GenMessage<ListPlansRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 1);
+  messageDesc(file_catalog_v1_catalog, 2);
 
 /**
  * @generated from message catalog.v1.ListPlansResponse
@@ -125,7 +223,7 @@ export type ListPlansResponse = Message<"catalog.v1.ListPlansResponse"> & {
  * Use `create(ListPlansResponseSchema)` to create a new message.
  */
 export const ListPlansResponseSchema: GenMessage<ListPlansResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 2);
+  messageDesc(file_catalog_v1_catalog, 3);
 
 /**
  * @generated from message catalog.v1.GetPlanPriceRequest
@@ -147,7 +245,7 @@ export type GetPlanPriceRequest = Message<"catalog.v1.GetPlanPriceRequest"> & {
  * Use `create(GetPlanPriceRequestSchema)` to create a new message.
  */
 export const GetPlanPriceRequestSchema: GenMessage<GetPlanPriceRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 3);
+  messageDesc(file_catalog_v1_catalog, 4);
 
 /**
  * @generated from message catalog.v1.PlanPrice
@@ -199,6 +297,23 @@ export type PlanPrice = Message<"catalog.v1.PlanPrice"> & {
    * @generated from field: int32 validity_days = 9;
    */
   validityDays: number;
+
+  /**
+   * The SM-DP+ profile type to order; unset for the SM-DP+'s default.
+   *
+   * @generated from field: optional string profile_type = 10;
+   */
+  profileType?: string | undefined;
+
+  /**
+   * @generated from field: bool unlimited = 11;
+   */
+  unlimited: boolean;
+
+  /**
+   * @generated from field: bool top_upable = 12;
+   */
+  topUpable: boolean;
 };
 
 /**
@@ -206,7 +321,7 @@ export type PlanPrice = Message<"catalog.v1.PlanPrice"> & {
  * Use `create(PlanPriceSchema)` to create a new message.
  */
 export const PlanPriceSchema: GenMessage<PlanPrice> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 4);
+  messageDesc(file_catalog_v1_catalog, 5);
 
 /**
  * The operator view, with every internal field.
@@ -283,6 +398,61 @@ export type AdminPlan = Message<"catalog.v1.AdminPlan"> & {
    * @generated from field: string updated_at = 14;
    */
   updatedAt: string;
+
+  /**
+   * What a traveller gets (contract §5). An unlimited plan has data_mb 0
+   * (the partner view shows null) and a fair-use allowance.
+   *
+   * @generated from field: bool unlimited = 15;
+   */
+  unlimited: boolean;
+
+  /**
+   * @generated from field: optional int32 fair_use_mb = 16;
+   */
+  fairUseMb?: number | undefined;
+
+  /**
+   * @generated from field: optional int32 throttle_kbps = 17;
+   */
+  throttleKbps?: number | undefined;
+
+  /**
+   * @generated from field: repeated catalog.v1.PlanNetwork networks = 18;
+   */
+  networks: PlanNetwork[];
+
+  /**
+   * @generated from field: bool voice = 19;
+   */
+  voice: boolean;
+
+  /**
+   * @generated from field: bool sms = 20;
+   */
+  sms: boolean;
+
+  /**
+   * @generated from field: bool kyc_required = 21;
+   */
+  kycRequired: boolean;
+
+  /**
+   * @generated from field: bool top_upable = 22;
+   */
+  topUpable: boolean;
+
+  /**
+   * first_use, on_install or on_purchase.
+   *
+   * @generated from field: string activation_policy = 23;
+   */
+  activationPolicy: string;
+
+  /**
+   * @generated from field: optional string profile_type = 24;
+   */
+  profileType?: string | undefined;
 };
 
 /**
@@ -290,7 +460,7 @@ export type AdminPlan = Message<"catalog.v1.AdminPlan"> & {
  * Use `create(AdminPlanSchema)` to create a new message.
  */
 export const AdminPlanSchema: GenMessage<AdminPlan> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 5);
+  messageDesc(file_catalog_v1_catalog, 6);
 
 /**
  * @generated from message catalog.v1.AdminListPlansRequest
@@ -321,7 +491,7 @@ export type AdminListPlansRequest = Message<"catalog.v1.AdminListPlansRequest"> 
  * Use `create(AdminListPlansRequestSchema)` to create a new message.
  */
 export const AdminListPlansRequestSchema: GenMessage<AdminListPlansRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 6);
+  messageDesc(file_catalog_v1_catalog, 7);
 
 /**
  * @generated from message catalog.v1.AdminListPlansResponse
@@ -343,7 +513,7 @@ export type AdminListPlansResponse = Message<"catalog.v1.AdminListPlansResponse"
  * Use `create(AdminListPlansResponseSchema)` to create a new message.
  */
 export const AdminListPlansResponseSchema: GenMessage<AdminListPlansResponse> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 7);
+  messageDesc(file_catalog_v1_catalog, 8);
 
 /**
  * @generated from message catalog.v1.AdminGetPlanRequest
@@ -360,7 +530,7 @@ export type AdminGetPlanRequest = Message<"catalog.v1.AdminGetPlanRequest"> & {
  * Use `create(AdminGetPlanRequestSchema)` to create a new message.
  */
 export const AdminGetPlanRequestSchema: GenMessage<AdminGetPlanRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 8);
+  messageDesc(file_catalog_v1_catalog, 9);
 
 /**
  * @generated from message catalog.v1.PlanFields
@@ -425,6 +595,83 @@ export type PlanFields = Message<"catalog.v1.PlanFields"> & {
    * @generated from field: optional bool active = 12;
    */
   active?: boolean | undefined;
+
+  /**
+   * Unset leaves a field as it is; clear_* sets it to null.
+   *
+   * @generated from field: optional bool unlimited = 13;
+   */
+  unlimited?: boolean | undefined;
+
+  /**
+   * @generated from field: bool clear_data_mb = 14;
+   */
+  clearDataMb: boolean;
+
+  /**
+   * @generated from field: optional int32 fair_use_mb = 15;
+   */
+  fairUseMb?: number | undefined;
+
+  /**
+   * @generated from field: bool clear_fair_use_mb = 16;
+   */
+  clearFairUseMb: boolean;
+
+  /**
+   * @generated from field: optional int32 throttle_kbps = 17;
+   */
+  throttleKbps?: number | undefined;
+
+  /**
+   * @generated from field: bool clear_throttle_kbps = 18;
+   */
+  clearThrottleKbps: boolean;
+
+  /**
+   * @generated from field: repeated catalog.v1.PlanNetwork networks = 19;
+   */
+  networks: PlanNetwork[];
+
+  /**
+   * @generated from field: bool set_networks = 20;
+   */
+  setNetworks: boolean;
+
+  /**
+   * @generated from field: optional bool voice = 21;
+   */
+  voice?: boolean | undefined;
+
+  /**
+   * @generated from field: optional bool sms = 22;
+   */
+  sms?: boolean | undefined;
+
+  /**
+   * @generated from field: optional bool kyc_required = 23;
+   */
+  kycRequired?: boolean | undefined;
+
+  /**
+   * @generated from field: optional bool top_upable = 24;
+   */
+  topUpable?: boolean | undefined;
+
+  /**
+   * @generated from field: optional string activation_policy = 25;
+   */
+  activationPolicy?: string | undefined;
+
+  /**
+   * @generated from field: optional string profile_type = 26;
+   */
+  profileType?: string | undefined;
+
+  /**
+   * @generated from field: bool clear_profile_type = 27;
+   */
+  clearProfileType: boolean;
 };
 
 /**
@@ -432,7 +679,7 @@ export type PlanFields = Message<"catalog.v1.PlanFields"> & {
  * Use `create(PlanFieldsSchema)` to create a new message.
  */
 export const PlanFieldsSchema: GenMessage<PlanFields> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 9);
+  messageDesc(file_catalog_v1_catalog, 10);
 
 /**
  * @generated from message catalog.v1.CreatePlanRequest
@@ -454,7 +701,7 @@ export type CreatePlanRequest = Message<"catalog.v1.CreatePlanRequest"> & {
  * Use `create(CreatePlanRequestSchema)` to create a new message.
  */
 export const CreatePlanRequestSchema: GenMessage<CreatePlanRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 10);
+  messageDesc(file_catalog_v1_catalog, 11);
 
 /**
  * @generated from message catalog.v1.UpdatePlanRequest
@@ -481,7 +728,7 @@ export type UpdatePlanRequest = Message<"catalog.v1.UpdatePlanRequest"> & {
  * Use `create(UpdatePlanRequestSchema)` to create a new message.
  */
 export const UpdatePlanRequestSchema: GenMessage<UpdatePlanRequest> = /*@__PURE__*/
-  messageDesc(file_catalog_v1_catalog, 11);
+  messageDesc(file_catalog_v1_catalog, 12);
 
 /**
  * The wholesale catalog and the one pricing function every caller uses.

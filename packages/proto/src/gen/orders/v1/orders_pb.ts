@@ -12,7 +12,122 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file orders/v1/orders.proto.
  */
 export const file_orders_v1_orders: GenFile = /*@__PURE__*/
-  fileDesc("ChZvcmRlcnMvdjEvb3JkZXJzLnByb3RvEglvcmRlcnMudjEihQEKBEVzaW0SDQoFaWNjaWQYASABKAkSFAoMc21kcF9hZGRyZXNzGAIgASgJEhMKC21hdGNoaW5nX2lkGAMgASgJEhcKD2FjdGl2YXRpb25fY29kZRgEIAEoCRIPCgdxcl9jb2RlGAUgASgJEhkKEWFwcGxlX2luc3RhbGxfdXJsGAYgASgJIrUECgVPcmRlchIKCgJpZBgBIAEoCRISCgpwYXJ0bmVyX2lkGAIgASgJEhkKEWNsaWVudF9yZXF1ZXN0X2lkGAMgASgJEg8KB3BsYW5faWQYBCABKAkSEQoJcGxhbl9uYW1lGAUgASgJEiYKBnN0YXR1cxgQIAEoDjIWLm9yZGVycy52MS5PcmRlclN0YXR1cxIiCgRraW5kGBEgASgOMhQub3JkZXJzLnYxLk9yZGVyS2luZBISCgVpY2NpZBgSIAEoCUgAiAEBEg0KBXByaWNlGAcgASgDEhAKCGN1cnJlbmN5GAggASgJEg0KBWVtYWlsGAkgASgJEhQKDHBob25lX251bWJlchgKIAEoCRIiCgRlc2ltGAsgASgLMg8ub3JkZXJzLnYxLkVzaW1IAYgBARIbCg5mYWlsdXJlX3JlYXNvbhgMIAEoCUgCiAEBEhIKCmNyZWF0ZWRfYXQYDSABKAkSEgoKdXBkYXRlZF9hdBgOIAEoCRIfChJzdXBwbGllcl9yZWZlcmVuY2UYDyABKAlIA4gBARIbCg5wcm92aXNpb25lZF9hdBgTIAEoCUgEiAEBEhkKDGNhbmNlbGxlZF9hdBgUIAEoCUgFiAEBQggKBl9pY2NpZEIHCgVfZXNpbUIRCg9fZmFpbHVyZV9yZWFzb25CFQoTX3N1cHBsaWVyX3JlZmVyZW5jZUIRCg9fcHJvdmlzaW9uZWRfYXRCDwoNX2NhbmNlbGxlZF9hdEoECAYQByK+AQoSQ3JlYXRlT3JkZXJSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSDAoEdGllchgCIAEoCRIZChFjbGllbnRfcmVxdWVzdF9pZBgDIAEoCRIPCgdwbGFuX2lkGAQgASgJEg0KBWVtYWlsGAUgASgJEhQKDHBob25lX251bWJlchgGIAEoCRISCgVpY2NpZBgHIAEoCUgAiAEBEhcKD2NhdGFsb2dfdmVyc2lvbhgIIAEoBEIICgZfaWNjaWQiYAoTQ3JlYXRlT3JkZXJSZXNwb25zZRIfCgVvcmRlchgBIAEoCzIQLm9yZGVycy52MS5PcmRlchIWCg53YWxsZXRfYmFsYW5jZRgCIAEoAxIQCghyZXBsYXllZBgDIAEoCCIxCg9HZXRPcmRlclJlcXVlc3QSCgoCaWQYASABKAkSEgoKcGFydG5lcl9pZBgCIAEoCSJ7ChFMaXN0T3JkZXJzUmVxdWVzdBISCgpwYXJ0bmVyX2lkGAEgASgJEiYKBnN0YXR1cxgEIAEoDjIWLm9yZGVycy52MS5PcmRlclN0YXR1cxIkCgRwYWdlGAMgASgLMhYuY29tbW9uLnYxLlBhZ2VSZXF1ZXN0SgQIAhADIkUKEkxpc3RPcmRlcnNSZXNwb25zZRIgCgZvcmRlcnMYASADKAsyEC5vcmRlcnMudjEuT3JkZXISDQoFdG90YWwYAiABKAUiOgoSQ2FuY2VsT3JkZXJSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSEAoIb3JkZXJfaWQYAiABKAkiagoTQ2FuY2VsT3JkZXJSZXNwb25zZRIfCgVvcmRlchgBIAEoCzIQLm9yZGVycy52MS5PcmRlchIXCg9yZWZ1bmRlZF9hbW91bnQYAiABKAMSGQoRYWxyZWFkeV9jYW5jZWxsZWQYAyABKAgiZwoJRXNpbVVzYWdlEhUKDWRhdGFfdG90YWxfbWIYASABKAUSFAoMZGF0YV91c2VkX21iGAIgASgFEhkKEWRhdGFfcmVtYWluaW5nX21iGAMgASgFEhIKCnVwZGF0ZWRfYXQYBCABKAki+QEKBkJ1bmRsZRIQCghvcmRlcl9pZBgBIAEoCRIPCgdwbGFuX2lkGAIgASgJEhEKCXBsYW5fbmFtZRgDIAEoCRIPCgdkYXRhX21iGAQgASgFEhQKDGRhdGFfdXNlZF9tYhgFIAEoBRIVCg12YWxpZGl0eV9kYXlzGAYgASgFEicKBnN0YXR1cxgHIAEoDjIXLm9yZGVycy52MS5CdW5kbGVTdGF0dXMSGQoMYWN0aXZhdGVkX2F0GAggASgJSACIAQESFwoKZXhwaXJlc19hdBgJIAEoCUgBiAEBQg8KDV9hY3RpdmF0ZWRfYXRCDQoLX2V4cGlyZXNfYXQigAQKCEVzaW1WaWV3Eg0KBWljY2lkGAEgASgJEhIKCnBhcnRuZXJfaWQYAiABKAkSEAoIb3JkZXJfaWQYAyABKAkSJQoGc3RhdHVzGAQgASgOMhUub3JkZXJzLnYxLkVzaW1TdGF0dXMSFAoMc21kcF9hZGRyZXNzGAUgASgJEhMKC21hdGNoaW5nX2lkGAYgASgJEhcKD2FjdGl2YXRpb25fY29kZRgHIAEoCRIZChFhcHBsZV9pbnN0YWxsX3VybBgIIAEoCRIRCgljb3VudHJpZXMYCSADKAkSEwoGcmVnaW9uGAogASgJSACIAQESIwoFdXNhZ2UYCyABKAsyFC5vcmRlcnMudjEuRXNpbVVzYWdlEiIKB2J1bmRsZXMYDCADKAsyES5vcmRlcnMudjEuQnVuZGxlEhIKCmNyZWF0ZWRfYXQYDSABKAkSEgoKdXBkYXRlZF9hdBgOIAEoCRIZCgxpbnN0YWxsZWRfYXQYDyABKAlIAYgBARIQCgNlaWQYECABKAlIAogBARItCgpsYXN0X2Vycm9yGBEgASgLMhQub3JkZXJzLnYxLkVzaW1FcnJvckgDiAEBEhEKCXN1c3BlbmRlZBgSIAEoCEIJCgdfcmVnaW9uQg8KDV9pbnN0YWxsZWRfYXRCBgoEX2VpZEINCgtfbGFzdF9lcnJvciJ/CglFc2ltRXJyb3ISCgoCYXQYASABKAkSGgoSbm90aWZpY2F0aW9uX3BvaW50GAIgASgFEhgKC3JlYXNvbl9jb2RlGAMgASgJSACIAQESFAoHbWVzc2FnZRgEIAEoCUgBiAEBQg4KDF9yZWFzb25fY29kZUIKCghfbWVzc2FnZSJPChdTZXRFc2ltU3VzcGVuZGVkUmVxdWVzdBISCgpwYXJ0bmVyX2lkGAEgASgJEg0KBWljY2lkGAIgASgJEhEKCXN1c3BlbmRlZBgDIAEoCCIzCg5HZXRFc2ltUmVxdWVzdBISCgpwYXJ0bmVyX2lkGAEgASgJEg0KBWljY2lkGAIgASgJInMKEExpc3RFc2ltc1JlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRIlCgZzdGF0dXMYAiABKA4yFS5vcmRlcnMudjEuRXNpbVN0YXR1cxIkCgRwYWdlGAMgASgLMhYuY29tbW9uLnYxLlBhZ2VSZXF1ZXN0IkYKEUxpc3RFc2ltc1Jlc3BvbnNlEiIKBWVzaW1zGAEgAygLMhMub3JkZXJzLnYxLkVzaW1WaWV3Eg0KBXRvdGFsGAIgASgFItgBCiFSZWNvcmRTdXBwbGllck5vdGlmaWNhdGlvblJlcXVlc3QSCgoCaWQYASABKAkSMQoEdHlwZRgCIAEoDjIjLm9yZGVycy52MS5TdXBwbGllck5vdGlmaWNhdGlvblR5cGUSEwoLb2NjdXJyZWRfYXQYAyABKAkSDQoFaWNjaWQYBCABKAkSFgoJcmVmZXJlbmNlGAUgASgJSACIAQESGQoMZGF0YV91c2VkX21iGAYgASgFSAGIAQFCDAoKX3JlZmVyZW5jZUIPCg1fZGF0YV91c2VkX21iIjcKIlJlY29yZFN1cHBsaWVyTm90aWZpY2F0aW9uUmVzcG9uc2USEQoJZHVwbGljYXRlGAEgASgIIisKGFJ1blJlY29uY2lsaWF0aW9uUmVxdWVzdBIPCgd0cmlnZ2VyGAEgASgJInsKFVJlY29uY2lsaWF0aW9uRmluZGluZxIMCgRraW5kGAEgASgJEhAKCG9yZGVyX2lkGAIgASgJEhIKCnBhcnRuZXJfaWQYAyABKAkSDgoGYW1vdW50GAQgASgDEg4KBmRldGFpbBgFIAEoCRIOCgZhY3Rpb24YBiABKAkijQEKEVJlY29uY2lsaWF0aW9uUnVuEgoKAmlkGAEgASgJEg8KB3RyaWdnZXIYAiABKAkSEgoKc3RhcnRlZF9hdBgDIAEoCRITCgtmaW5pc2hlZF9hdBgEIAEoCRIyCghmaW5kaW5ncxgFIAMoCzIgLm9yZGVycy52MS5SZWNvbmNpbGlhdGlvbkZpbmRpbmciLgodTGlzdFJlY29uY2lsaWF0aW9uUnVuc1JlcXVlc3QSDQoFbGltaXQYASABKAUiTAoeTGlzdFJlY29uY2lsaWF0aW9uUnVuc1Jlc3BvbnNlEioKBHJ1bnMYASADKAsyHC5vcmRlcnMudjEuUmVjb25jaWxpYXRpb25SdW4qmwEKC09yZGVyU3RhdHVzEhwKGE9SREVSX1NUQVRVU19VTlNQRUNJRklFRBAAEhsKF09SREVSX1NUQVRVU19QUk9DRVNTSU5HEAESHAoYT1JERVJfU1RBVFVTX1BST1ZJU0lPTkVEEAISFwoTT1JERVJfU1RBVFVTX0ZBSUxFRBADEhoKFk9SREVSX1NUQVRVU19DQU5DRUxMRUQQBCpSCglPcmRlcktpbmQSGgoWT1JERVJfS0lORF9VTlNQRUNJRklFRBAAEhMKD09SREVSX0tJTkRfRVNJTRABEhQKEE9SREVSX0tJTkRfVE9QVVAQAiqSAQoKRXNpbVN0YXR1cxIbChdFU0lNX1NUQVRVU19VTlNQRUNJRklFRBAAEhgKFEVTSU1fU1RBVFVTX1JFTEVBU0VEEAESGQoVRVNJTV9TVEFUVVNfSU5TVEFMTEVEEAISGQoVRVNJTV9TVEFUVVNfQ0FOQ0VMTEVEEAMSFwoTRVNJTV9TVEFUVVNfREVMRVRFRBAEKrUBCgxCdW5kbGVTdGF0dXMSHQoZQlVORExFX1NUQVRVU19VTlNQRUNJRklFRBAAEhgKFEJVTkRMRV9TVEFUVVNfUVVFVUVEEAESGAoUQlVORExFX1NUQVRVU19BQ1RJVkUQAhIaChZCVU5ETEVfU1RBVFVTX0RFUExFVEVEEAMSGQoVQlVORExFX1NUQVRVU19FWFBJUkVEEAQSGwoXQlVORExFX1NUQVRVU19DQU5DRUxMRUQQBSrRAQoYU3VwcGxpZXJOb3RpZmljYXRpb25UeXBlEioKJlNVUFBMSUVSX05PVElGSUNBVElPTl9UWVBFX1VOU1BFQ0lGSUVEEAASLQopU1VQUExJRVJfTk9USUZJQ0FUSU9OX1RZUEVfRVNJTV9JTlNUQUxMRUQQARIrCidTVVBQTElFUl9OT1RJRklDQVRJT05fVFlQRV9CVU5ETEVfVVNBR0UQAhItCilTVVBQTElFUl9OT1RJRklDQVRJT05fVFlQRV9CVU5ETEVfRVhQSVJFRBADMsIGCg1PcmRlcnNTZXJ2aWNlEkwKC0NyZWF0ZU9yZGVyEh0ub3JkZXJzLnYxLkNyZWF0ZU9yZGVyUmVxdWVzdBoeLm9yZGVycy52MS5DcmVhdGVPcmRlclJlc3BvbnNlEjgKCEdldE9yZGVyEhoub3JkZXJzLnYxLkdldE9yZGVyUmVxdWVzdBoQLm9yZGVycy52MS5PcmRlchJJCgpMaXN0T3JkZXJzEhwub3JkZXJzLnYxLkxpc3RPcmRlcnNSZXF1ZXN0Gh0ub3JkZXJzLnYxLkxpc3RPcmRlcnNSZXNwb25zZRJMCgtDYW5jZWxPcmRlchIdLm9yZGVycy52MS5DYW5jZWxPcmRlclJlcXVlc3QaHi5vcmRlcnMudjEuQ2FuY2VsT3JkZXJSZXNwb25zZRI5CgdHZXRFc2ltEhkub3JkZXJzLnYxLkdldEVzaW1SZXF1ZXN0GhMub3JkZXJzLnYxLkVzaW1WaWV3EkYKCUxpc3RFc2ltcxIbLm9yZGVycy52MS5MaXN0RXNpbXNSZXF1ZXN0Ghwub3JkZXJzLnYxLkxpc3RFc2ltc1Jlc3BvbnNlEnkKGlJlY29yZFN1cHBsaWVyTm90aWZpY2F0aW9uEiwub3JkZXJzLnYxLlJlY29yZFN1cHBsaWVyTm90aWZpY2F0aW9uUmVxdWVzdBotLm9yZGVycy52MS5SZWNvcmRTdXBwbGllck5vdGlmaWNhdGlvblJlc3BvbnNlEksKEFNldEVzaW1TdXNwZW5kZWQSIi5vcmRlcnMudjEuU2V0RXNpbVN1c3BlbmRlZFJlcXVlc3QaEy5vcmRlcnMudjEuRXNpbVZpZXcSVgoRUnVuUmVjb25jaWxpYXRpb24SIy5vcmRlcnMudjEuUnVuUmVjb25jaWxpYXRpb25SZXF1ZXN0Ghwub3JkZXJzLnYxLlJlY29uY2lsaWF0aW9uUnVuEm0KFkxpc3RSZWNvbmNpbGlhdGlvblJ1bnMSKC5vcmRlcnMudjEuTGlzdFJlY29uY2lsaWF0aW9uUnVuc1JlcXVlc3QaKS5vcmRlcnMudjEuTGlzdFJlY29uY2lsaWF0aW9uUnVuc1Jlc3BvbnNlYgZwcm90bzM", [file_common_v1_common]);
+  fileDesc("ChZvcmRlcnMvdjEvb3JkZXJzLnByb3RvEglvcmRlcnMudjEitAEKEVF1b3RlT3JkZXJSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSDAoEdGllchgCIAEoCRIPCgdwbGFuX2lkGAMgASgJEg0KBWVtYWlsGAQgASgJEhQKDHBob25lX251bWJlchgFIAEoCRISCgVpY2NpZBgGIAEoCUgAiAEBEhAKCHF1YW50aXR5GAcgASgFEhcKD2NhdGFsb2dfdmVyc2lvbhgIIAEoBEIICgZfaWNjaWQi3wEKElF1b3RlT3JkZXJSZXNwb25zZRIPCgdwbGFuX2lkGAEgASgJEhAKCHF1YW50aXR5GAIgASgFEhIKCnVuaXRfcHJpY2UYAyABKAMSDQoFcHJpY2UYBCABKAMSEAoIY3VycmVuY3kYBSABKAkSFgoOd2FsbGV0X2JhbGFuY2UYBiABKAMSFQoNYmFsYW5jZV9hZnRlchgHIAEoAxIaChJzdWZmaWNpZW50X2JhbGFuY2UYCCABKAgSFwoKY29tcGF0aWJsZRgJIAEoCEgAiAEBQg0KC19jb21wYXRpYmxlIoUBCgRFc2ltEg0KBWljY2lkGAEgASgJEhQKDHNtZHBfYWRkcmVzcxgCIAEoCRITCgttYXRjaGluZ19pZBgDIAEoCRIXCg9hY3RpdmF0aW9uX2NvZGUYBCABKAkSDwoHcXJfY29kZRgFIAEoCRIZChFhcHBsZV9pbnN0YWxsX3VybBgGIAEoCSKtBQoFT3JkZXISCgoCaWQYASABKAkSEgoKcGFydG5lcl9pZBgCIAEoCRIZChFjbGllbnRfcmVxdWVzdF9pZBgDIAEoCRIPCgdwbGFuX2lkGAQgASgJEhEKCXBsYW5fbmFtZRgFIAEoCRImCgZzdGF0dXMYECABKA4yFi5vcmRlcnMudjEuT3JkZXJTdGF0dXMSIgoEa2luZBgRIAEoDjIULm9yZGVycy52MS5PcmRlcktpbmQSEgoFaWNjaWQYEiABKAlIAIgBARINCgVwcmljZRgHIAEoAxIQCghjdXJyZW5jeRgIIAEoCRINCgVlbWFpbBgJIAEoCRIUCgxwaG9uZV9udW1iZXIYCiABKAkSIgoEZXNpbRgLIAEoCzIPLm9yZGVycy52MS5Fc2ltSAGIAQESGwoOZmFpbHVyZV9yZWFzb24YDCABKAlIAogBARISCgpjcmVhdGVkX2F0GA0gASgJEhIKCnVwZGF0ZWRfYXQYDiABKAkSHwoSc3VwcGxpZXJfcmVmZXJlbmNlGA8gASgJSAOIAQESGwoOcHJvdmlzaW9uZWRfYXQYEyABKAlIBIgBARIZCgxjYW5jZWxsZWRfYXQYFCABKAlIBYgBARIQCghxdWFudGl0eRgVIAEoBRISCgp1bml0X3ByaWNlGBYgASgDEh4KBWVzaW1zGBcgAygLMg8ub3JkZXJzLnYxLkVzaW0SHAoPcmVmdW5kZWRfYW1vdW50GBggASgDSAaIAQFCCAoGX2ljY2lkQgcKBV9lc2ltQhEKD19mYWlsdXJlX3JlYXNvbkIVChNfc3VwcGxpZXJfcmVmZXJlbmNlQhEKD19wcm92aXNpb25lZF9hdEIPCg1fY2FuY2VsbGVkX2F0QhIKEF9yZWZ1bmRlZF9hbW91bnRKBAgGEAci0AEKEkNyZWF0ZU9yZGVyUmVxdWVzdBISCgpwYXJ0bmVyX2lkGAEgASgJEgwKBHRpZXIYAiABKAkSGQoRY2xpZW50X3JlcXVlc3RfaWQYAyABKAkSDwoHcGxhbl9pZBgEIAEoCRINCgVlbWFpbBgFIAEoCRIUCgxwaG9uZV9udW1iZXIYBiABKAkSEgoFaWNjaWQYByABKAlIAIgBARIXCg9jYXRhbG9nX3ZlcnNpb24YCCABKAQSEAoIcXVhbnRpdHkYCSABKAVCCAoGX2ljY2lkImAKE0NyZWF0ZU9yZGVyUmVzcG9uc2USHwoFb3JkZXIYASABKAsyEC5vcmRlcnMudjEuT3JkZXISFgoOd2FsbGV0X2JhbGFuY2UYAiABKAMSEAoIcmVwbGF5ZWQYAyABKAgiMQoPR2V0T3JkZXJSZXF1ZXN0EgoKAmlkGAEgASgJEhIKCnBhcnRuZXJfaWQYAiABKAkiewoRTGlzdE9yZGVyc1JlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRImCgZzdGF0dXMYBCABKA4yFi5vcmRlcnMudjEuT3JkZXJTdGF0dXMSJAoEcGFnZRgDIAEoCzIWLmNvbW1vbi52MS5QYWdlUmVxdWVzdEoECAIQAyJFChJMaXN0T3JkZXJzUmVzcG9uc2USIAoGb3JkZXJzGAEgAygLMhAub3JkZXJzLnYxLk9yZGVyEg0KBXRvdGFsGAIgASgFIjoKEkNhbmNlbE9yZGVyUmVxdWVzdBISCgpwYXJ0bmVyX2lkGAEgASgJEhAKCG9yZGVyX2lkGAIgASgJImoKE0NhbmNlbE9yZGVyUmVzcG9uc2USHwoFb3JkZXIYASABKAsyEC5vcmRlcnMudjEuT3JkZXISFwoPcmVmdW5kZWRfYW1vdW50GAIgASgDEhkKEWFscmVhZHlfY2FuY2VsbGVkGAMgASgIImcKCUVzaW1Vc2FnZRIVCg1kYXRhX3RvdGFsX21iGAEgASgFEhQKDGRhdGFfdXNlZF9tYhgCIAEoBRIZChFkYXRhX3JlbWFpbmluZ19tYhgDIAEoBRISCgp1cGRhdGVkX2F0GAQgASgJIvkBCgZCdW5kbGUSEAoIb3JkZXJfaWQYASABKAkSDwoHcGxhbl9pZBgCIAEoCRIRCglwbGFuX25hbWUYAyABKAkSDwoHZGF0YV9tYhgEIAEoBRIUCgxkYXRhX3VzZWRfbWIYBSABKAUSFQoNdmFsaWRpdHlfZGF5cxgGIAEoBRInCgZzdGF0dXMYByABKA4yFy5vcmRlcnMudjEuQnVuZGxlU3RhdHVzEhkKDGFjdGl2YXRlZF9hdBgIIAEoCUgAiAEBEhcKCmV4cGlyZXNfYXQYCSABKAlIAYgBAUIPCg1fYWN0aXZhdGVkX2F0Qg0KC19leHBpcmVzX2F0IoAECghFc2ltVmlldxINCgVpY2NpZBgBIAEoCRISCgpwYXJ0bmVyX2lkGAIgASgJEhAKCG9yZGVyX2lkGAMgASgJEiUKBnN0YXR1cxgEIAEoDjIVLm9yZGVycy52MS5Fc2ltU3RhdHVzEhQKDHNtZHBfYWRkcmVzcxgFIAEoCRITCgttYXRjaGluZ19pZBgGIAEoCRIXCg9hY3RpdmF0aW9uX2NvZGUYByABKAkSGQoRYXBwbGVfaW5zdGFsbF91cmwYCCABKAkSEQoJY291bnRyaWVzGAkgAygJEhMKBnJlZ2lvbhgKIAEoCUgAiAEBEiMKBXVzYWdlGAsgASgLMhQub3JkZXJzLnYxLkVzaW1Vc2FnZRIiCgdidW5kbGVzGAwgAygLMhEub3JkZXJzLnYxLkJ1bmRsZRISCgpjcmVhdGVkX2F0GA0gASgJEhIKCnVwZGF0ZWRfYXQYDiABKAkSGQoMaW5zdGFsbGVkX2F0GA8gASgJSAGIAQESEAoDZWlkGBAgASgJSAKIAQESLQoKbGFzdF9lcnJvchgRIAEoCzIULm9yZGVycy52MS5Fc2ltRXJyb3JIA4gBARIRCglzdXNwZW5kZWQYEiABKAhCCQoHX3JlZ2lvbkIPCg1faW5zdGFsbGVkX2F0QgYKBF9laWRCDQoLX2xhc3RfZXJyb3IifwoJRXNpbUVycm9yEgoKAmF0GAEgASgJEhoKEm5vdGlmaWNhdGlvbl9wb2ludBgCIAEoBRIYCgtyZWFzb25fY29kZRgDIAEoCUgAiAEBEhQKB21lc3NhZ2UYBCABKAlIAYgBAUIOCgxfcmVhc29uX2NvZGVCCgoIX21lc3NhZ2UiTwoXU2V0RXNpbVN1c3BlbmRlZFJlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRINCgVpY2NpZBgCIAEoCRIRCglzdXNwZW5kZWQYAyABKAgiMwoOR2V0RXNpbVJlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRINCgVpY2NpZBgCIAEoCSJzChBMaXN0RXNpbXNSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSJQoGc3RhdHVzGAIgASgOMhUub3JkZXJzLnYxLkVzaW1TdGF0dXMSJAoEcGFnZRgDIAEoCzIWLmNvbW1vbi52MS5QYWdlUmVxdWVzdCJGChFMaXN0RXNpbXNSZXNwb25zZRIiCgVlc2ltcxgBIAMoCzITLm9yZGVycy52MS5Fc2ltVmlldxINCgV0b3RhbBgCIAEoBSLYAQohUmVjb3JkU3VwcGxpZXJOb3RpZmljYXRpb25SZXF1ZXN0EgoKAmlkGAEgASgJEjEKBHR5cGUYAiABKA4yIy5vcmRlcnMudjEuU3VwcGxpZXJOb3RpZmljYXRpb25UeXBlEhMKC29jY3VycmVkX2F0GAMgASgJEg0KBWljY2lkGAQgASgJEhYKCXJlZmVyZW5jZRgFIAEoCUgAiAEBEhkKDGRhdGFfdXNlZF9tYhgGIAEoBUgBiAEBQgwKCl9yZWZlcmVuY2VCDwoNX2RhdGFfdXNlZF9tYiI3CiJSZWNvcmRTdXBwbGllck5vdGlmaWNhdGlvblJlc3BvbnNlEhEKCWR1cGxpY2F0ZRgBIAEoCCIrChhSdW5SZWNvbmNpbGlhdGlvblJlcXVlc3QSDwoHdHJpZ2dlchgBIAEoCSJ7ChVSZWNvbmNpbGlhdGlvbkZpbmRpbmcSDAoEa2luZBgBIAEoCRIQCghvcmRlcl9pZBgCIAEoCRISCgpwYXJ0bmVyX2lkGAMgASgJEg4KBmFtb3VudBgEIAEoAxIOCgZkZXRhaWwYBSABKAkSDgoGYWN0aW9uGAYgASgJIo0BChFSZWNvbmNpbGlhdGlvblJ1bhIKCgJpZBgBIAEoCRIPCgd0cmlnZ2VyGAIgASgJEhIKCnN0YXJ0ZWRfYXQYAyABKAkSEwoLZmluaXNoZWRfYXQYBCABKAkSMgoIZmluZGluZ3MYBSADKAsyIC5vcmRlcnMudjEuUmVjb25jaWxpYXRpb25GaW5kaW5nIi4KHUxpc3RSZWNvbmNpbGlhdGlvblJ1bnNSZXF1ZXN0Eg0KBWxpbWl0GAEgASgFIkwKHkxpc3RSZWNvbmNpbGlhdGlvblJ1bnNSZXNwb25zZRIqCgRydW5zGAEgAygLMhwub3JkZXJzLnYxLlJlY29uY2lsaWF0aW9uUnVuKsMBCgtPcmRlclN0YXR1cxIcChhPUkRFUl9TVEFUVVNfVU5TUEVDSUZJRUQQABIbChdPUkRFUl9TVEFUVVNfUFJPQ0VTU0lORxABEhwKGE9SREVSX1NUQVRVU19QUk9WSVNJT05FRBACEhcKE09SREVSX1NUQVRVU19GQUlMRUQQAxIaChZPUkRFUl9TVEFUVVNfQ0FOQ0VMTEVEEAQSJgoiT1JERVJfU1RBVFVTX1BBUlRJQUxMWV9QUk9WSVNJT05FRBAFKlIKCU9yZGVyS2luZBIaChZPUkRFUl9LSU5EX1VOU1BFQ0lGSUVEEAASEwoPT1JERVJfS0lORF9FU0lNEAESFAoQT1JERVJfS0lORF9UT1BVUBACKpIBCgpFc2ltU3RhdHVzEhsKF0VTSU1fU1RBVFVTX1VOU1BFQ0lGSUVEEAASGAoURVNJTV9TVEFUVVNfUkVMRUFTRUQQARIZChVFU0lNX1NUQVRVU19JTlNUQUxMRUQQAhIZChVFU0lNX1NUQVRVU19DQU5DRUxMRUQQAxIXChNFU0lNX1NUQVRVU19ERUxFVEVEEAQqtQEKDEJ1bmRsZVN0YXR1cxIdChlCVU5ETEVfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGAoUQlVORExFX1NUQVRVU19RVUVVRUQQARIYChRCVU5ETEVfU1RBVFVTX0FDVElWRRACEhoKFkJVTkRMRV9TVEFUVVNfREVQTEVURUQQAxIZChVCVU5ETEVfU1RBVFVTX0VYUElSRUQQBBIbChdCVU5ETEVfU1RBVFVTX0NBTkNFTExFRBAFKtEBChhTdXBwbGllck5vdGlmaWNhdGlvblR5cGUSKgomU1VQUExJRVJfTk9USUZJQ0FUSU9OX1RZUEVfVU5TUEVDSUZJRUQQABItCilTVVBQTElFUl9OT1RJRklDQVRJT05fVFlQRV9FU0lNX0lOU1RBTExFRBABEisKJ1NVUFBMSUVSX05PVElGSUNBVElPTl9UWVBFX0JVTkRMRV9VU0FHRRACEi0KKVNVUFBMSUVSX05PVElGSUNBVElPTl9UWVBFX0JVTkRMRV9FWFBJUkVEEAMyjQcKDU9yZGVyc1NlcnZpY2USTAoLQ3JlYXRlT3JkZXISHS5vcmRlcnMudjEuQ3JlYXRlT3JkZXJSZXF1ZXN0Gh4ub3JkZXJzLnYxLkNyZWF0ZU9yZGVyUmVzcG9uc2USOAoIR2V0T3JkZXISGi5vcmRlcnMudjEuR2V0T3JkZXJSZXF1ZXN0GhAub3JkZXJzLnYxLk9yZGVyEkkKCkxpc3RPcmRlcnMSHC5vcmRlcnMudjEuTGlzdE9yZGVyc1JlcXVlc3QaHS5vcmRlcnMudjEuTGlzdE9yZGVyc1Jlc3BvbnNlEkwKC0NhbmNlbE9yZGVyEh0ub3JkZXJzLnYxLkNhbmNlbE9yZGVyUmVxdWVzdBoeLm9yZGVycy52MS5DYW5jZWxPcmRlclJlc3BvbnNlEjkKB0dldEVzaW0SGS5vcmRlcnMudjEuR2V0RXNpbVJlcXVlc3QaEy5vcmRlcnMudjEuRXNpbVZpZXcSRgoJTGlzdEVzaW1zEhsub3JkZXJzLnYxLkxpc3RFc2ltc1JlcXVlc3QaHC5vcmRlcnMudjEuTGlzdEVzaW1zUmVzcG9uc2USeQoaUmVjb3JkU3VwcGxpZXJOb3RpZmljYXRpb24SLC5vcmRlcnMudjEuUmVjb3JkU3VwcGxpZXJOb3RpZmljYXRpb25SZXF1ZXN0Gi0ub3JkZXJzLnYxLlJlY29yZFN1cHBsaWVyTm90aWZpY2F0aW9uUmVzcG9uc2USSwoQU2V0RXNpbVN1c3BlbmRlZBIiLm9yZGVycy52MS5TZXRFc2ltU3VzcGVuZGVkUmVxdWVzdBoTLm9yZGVycy52MS5Fc2ltVmlldxJWChFSdW5SZWNvbmNpbGlhdGlvbhIjLm9yZGVycy52MS5SdW5SZWNvbmNpbGlhdGlvblJlcXVlc3QaHC5vcmRlcnMudjEuUmVjb25jaWxpYXRpb25SdW4SbQoWTGlzdFJlY29uY2lsaWF0aW9uUnVucxIoLm9yZGVycy52MS5MaXN0UmVjb25jaWxpYXRpb25SdW5zUmVxdWVzdBopLm9yZGVycy52MS5MaXN0UmVjb25jaWxpYXRpb25SdW5zUmVzcG9uc2USSQoKUXVvdGVPcmRlchIcLm9yZGVycy52MS5RdW90ZU9yZGVyUmVxdWVzdBodLm9yZGVycy52MS5RdW90ZU9yZGVyUmVzcG9uc2ViBnByb3RvMw", [file_common_v1_common]);
+
+/**
+ * @generated from message orders.v1.QuoteOrderRequest
+ */
+export type QuoteOrderRequest = Message<"orders.v1.QuoteOrderRequest"> & {
+  /**
+   * @generated from field: string partner_id = 1;
+   */
+  partnerId: string;
+
+  /**
+   * @generated from field: string tier = 2;
+   */
+  tier: string;
+
+  /**
+   * @generated from field: string plan_id = 3;
+   */
+  planId: string;
+
+  /**
+   * @generated from field: string email = 4;
+   */
+  email: string;
+
+  /**
+   * @generated from field: string phone_number = 5;
+   */
+  phoneNumber: string;
+
+  /**
+   * @generated from field: optional string iccid = 6;
+   */
+  iccid?: string | undefined;
+
+  /**
+   * 0: one.
+   *
+   * @generated from field: int32 quantity = 7;
+   */
+  quantity: number;
+
+  /**
+   * @generated from field: uint64 catalog_version = 8;
+   */
+  catalogVersion: bigint;
+};
+
+/**
+ * Describes the message orders.v1.QuoteOrderRequest.
+ * Use `create(QuoteOrderRequestSchema)` to create a new message.
+ */
+export const QuoteOrderRequestSchema: GenMessage<QuoteOrderRequest> = /*@__PURE__*/
+  messageDesc(file_orders_v1_orders, 0);
+
+/**
+ * @generated from message orders.v1.QuoteOrderResponse
+ */
+export type QuoteOrderResponse = Message<"orders.v1.QuoteOrderResponse"> & {
+  /**
+   * @generated from field: string plan_id = 1;
+   */
+  planId: string;
+
+  /**
+   * @generated from field: int32 quantity = 2;
+   */
+  quantity: number;
+
+  /**
+   * @generated from field: int64 unit_price = 3;
+   */
+  unitPrice: bigint;
+
+  /**
+   * @generated from field: int64 price = 4;
+   */
+  price: bigint;
+
+  /**
+   * @generated from field: string currency = 5;
+   */
+  currency: string;
+
+  /**
+   * @generated from field: int64 wallet_balance = 6;
+   */
+  walletBalance: bigint;
+
+  /**
+   * wallet_balance − price; negative when the balance falls short.
+   *
+   * @generated from field: int64 balance_after = 7;
+   */
+  balanceAfter: bigint;
+
+  /**
+   * @generated from field: bool sufficient_balance = 8;
+   */
+  sufficientBalance: boolean;
+
+  /**
+   * Set only for a top-up quote: whether the plan covers every country of the eSIM.
+   *
+   * @generated from field: optional bool compatible = 9;
+   */
+  compatible?: boolean | undefined;
+};
+
+/**
+ * Describes the message orders.v1.QuoteOrderResponse.
+ * Use `create(QuoteOrderResponseSchema)` to create a new message.
+ */
+export const QuoteOrderResponseSchema: GenMessage<QuoteOrderResponse> = /*@__PURE__*/
+  messageDesc(file_orders_v1_orders, 1);
 
 /**
  * @generated from message orders.v1.Esim
@@ -60,7 +175,7 @@ export type Esim = Message<"orders.v1.Esim"> & {
  * Use `create(EsimSchema)` to create a new message.
  */
 export const EsimSchema: GenMessage<Esim> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 0);
+  messageDesc(file_orders_v1_orders, 2);
 
 /**
  * @generated from message orders.v1.Order
@@ -164,6 +279,32 @@ export type Order = Message<"orders.v1.Order"> & {
    * @generated from field: optional string cancelled_at = 20;
    */
   cancelledAt?: string | undefined;
+
+  /**
+   * eSIMs ordered at once (§7, 1–50) and the price of one; price = quantity × unit_price.
+   *
+   * @generated from field: int32 quantity = 21;
+   */
+  quantity: number;
+
+  /**
+   * @generated from field: int64 unit_price = 22;
+   */
+  unitPrice: bigint;
+
+  /**
+   * Every provisioned eSIM of the order, in unit order (esim is the first).
+   *
+   * @generated from field: repeated orders.v1.Esim esims = 23;
+   */
+  esims: Esim[];
+
+  /**
+   * A group order's missing units refunded at provisioning, or a cancellation's refund.
+   *
+   * @generated from field: optional int64 refunded_amount = 24;
+   */
+  refundedAmount?: bigint | undefined;
 };
 
 /**
@@ -171,7 +312,7 @@ export type Order = Message<"orders.v1.Order"> & {
  * Use `create(OrderSchema)` to create a new message.
  */
 export const OrderSchema: GenMessage<Order> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 1);
+  messageDesc(file_orders_v1_orders, 3);
 
 /**
  * @generated from message orders.v1.CreateOrderRequest
@@ -223,6 +364,13 @@ export type CreateOrderRequest = Message<"orders.v1.CreateOrderRequest"> & {
    * @generated from field: uint64 catalog_version = 8;
    */
   catalogVersion: bigint;
+
+  /**
+   * eSIMs to order at once (1–50); 0: one.
+   *
+   * @generated from field: int32 quantity = 9;
+   */
+  quantity: number;
 };
 
 /**
@@ -230,7 +378,7 @@ export type CreateOrderRequest = Message<"orders.v1.CreateOrderRequest"> & {
  * Use `create(CreateOrderRequestSchema)` to create a new message.
  */
 export const CreateOrderRequestSchema: GenMessage<CreateOrderRequest> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 2);
+  messageDesc(file_orders_v1_orders, 4);
 
 /**
  * @generated from message orders.v1.CreateOrderResponse
@@ -261,7 +409,7 @@ export type CreateOrderResponse = Message<"orders.v1.CreateOrderResponse"> & {
  * Use `create(CreateOrderResponseSchema)` to create a new message.
  */
 export const CreateOrderResponseSchema: GenMessage<CreateOrderResponse> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 3);
+  messageDesc(file_orders_v1_orders, 5);
 
 /**
  * @generated from message orders.v1.GetOrderRequest
@@ -285,7 +433,7 @@ export type GetOrderRequest = Message<"orders.v1.GetOrderRequest"> & {
  * Use `create(GetOrderRequestSchema)` to create a new message.
  */
 export const GetOrderRequestSchema: GenMessage<GetOrderRequest> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 4);
+  messageDesc(file_orders_v1_orders, 6);
 
 /**
  * @generated from message orders.v1.ListOrdersRequest
@@ -316,7 +464,7 @@ export type ListOrdersRequest = Message<"orders.v1.ListOrdersRequest"> & {
  * Use `create(ListOrdersRequestSchema)` to create a new message.
  */
 export const ListOrdersRequestSchema: GenMessage<ListOrdersRequest> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 5);
+  messageDesc(file_orders_v1_orders, 7);
 
 /**
  * @generated from message orders.v1.ListOrdersResponse
@@ -338,7 +486,7 @@ export type ListOrdersResponse = Message<"orders.v1.ListOrdersResponse"> & {
  * Use `create(ListOrdersResponseSchema)` to create a new message.
  */
 export const ListOrdersResponseSchema: GenMessage<ListOrdersResponse> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 6);
+  messageDesc(file_orders_v1_orders, 8);
 
 /**
  * @generated from message orders.v1.CancelOrderRequest
@@ -360,7 +508,7 @@ export type CancelOrderRequest = Message<"orders.v1.CancelOrderRequest"> & {
  * Use `create(CancelOrderRequestSchema)` to create a new message.
  */
 export const CancelOrderRequestSchema: GenMessage<CancelOrderRequest> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 7);
+  messageDesc(file_orders_v1_orders, 9);
 
 /**
  * @generated from message orders.v1.CancelOrderResponse
@@ -393,7 +541,7 @@ export type CancelOrderResponse = Message<"orders.v1.CancelOrderResponse"> & {
  * Use `create(CancelOrderResponseSchema)` to create a new message.
  */
 export const CancelOrderResponseSchema: GenMessage<CancelOrderResponse> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 8);
+  messageDesc(file_orders_v1_orders, 10);
 
 /**
  * @generated from message orders.v1.EsimUsage
@@ -429,7 +577,7 @@ export type EsimUsage = Message<"orders.v1.EsimUsage"> & {
  * Use `create(EsimUsageSchema)` to create a new message.
  */
 export const EsimUsageSchema: GenMessage<EsimUsage> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 9);
+  messageDesc(file_orders_v1_orders, 11);
 
 /**
  * @generated from message orders.v1.Bundle
@@ -488,7 +636,7 @@ export type Bundle = Message<"orders.v1.Bundle"> & {
  * Use `create(BundleSchema)` to create a new message.
  */
 export const BundleSchema: GenMessage<Bundle> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 10);
+  messageDesc(file_orders_v1_orders, 12);
 
 /**
  * Everything the contract's §13 eSIM view shows, plus partner_id for operators.
@@ -600,7 +748,7 @@ export type EsimView = Message<"orders.v1.EsimView"> & {
  * Use `create(EsimViewSchema)` to create a new message.
  */
 export const EsimViewSchema: GenMessage<EsimView> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 11);
+  messageDesc(file_orders_v1_orders, 13);
 
 /**
  * Contract §13 lastError.
@@ -634,7 +782,7 @@ export type EsimError = Message<"orders.v1.EsimError"> & {
  * Use `create(EsimErrorSchema)` to create a new message.
  */
 export const EsimErrorSchema: GenMessage<EsimError> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 12);
+  messageDesc(file_orders_v1_orders, 14);
 
 /**
  * @generated from message orders.v1.SetEsimSuspendedRequest
@@ -663,7 +811,7 @@ export type SetEsimSuspendedRequest = Message<"orders.v1.SetEsimSuspendedRequest
  * Use `create(SetEsimSuspendedRequestSchema)` to create a new message.
  */
 export const SetEsimSuspendedRequestSchema: GenMessage<SetEsimSuspendedRequest> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 13);
+  messageDesc(file_orders_v1_orders, 15);
 
 /**
  * @generated from message orders.v1.GetEsimRequest
@@ -687,7 +835,7 @@ export type GetEsimRequest = Message<"orders.v1.GetEsimRequest"> & {
  * Use `create(GetEsimRequestSchema)` to create a new message.
  */
 export const GetEsimRequestSchema: GenMessage<GetEsimRequest> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 14);
+  messageDesc(file_orders_v1_orders, 16);
 
 /**
  * @generated from message orders.v1.ListEsimsRequest
@@ -718,7 +866,7 @@ export type ListEsimsRequest = Message<"orders.v1.ListEsimsRequest"> & {
  * Use `create(ListEsimsRequestSchema)` to create a new message.
  */
 export const ListEsimsRequestSchema: GenMessage<ListEsimsRequest> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 15);
+  messageDesc(file_orders_v1_orders, 17);
 
 /**
  * @generated from message orders.v1.ListEsimsResponse
@@ -740,7 +888,7 @@ export type ListEsimsResponse = Message<"orders.v1.ListEsimsResponse"> & {
  * Use `create(ListEsimsResponseSchema)` to create a new message.
  */
 export const ListEsimsResponseSchema: GenMessage<ListEsimsResponse> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 16);
+  messageDesc(file_orders_v1_orders, 18);
 
 /**
  * @generated from message orders.v1.RecordSupplierNotificationRequest
@@ -790,7 +938,7 @@ export type RecordSupplierNotificationRequest = Message<"orders.v1.RecordSupplie
  * Use `create(RecordSupplierNotificationRequestSchema)` to create a new message.
  */
 export const RecordSupplierNotificationRequestSchema: GenMessage<RecordSupplierNotificationRequest> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 17);
+  messageDesc(file_orders_v1_orders, 19);
 
 /**
  * @generated from message orders.v1.RecordSupplierNotificationResponse
@@ -809,7 +957,7 @@ export type RecordSupplierNotificationResponse = Message<"orders.v1.RecordSuppli
  * Use `create(RecordSupplierNotificationResponseSchema)` to create a new message.
  */
 export const RecordSupplierNotificationResponseSchema: GenMessage<RecordSupplierNotificationResponse> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 18);
+  messageDesc(file_orders_v1_orders, 20);
 
 /**
  * @generated from message orders.v1.RunReconciliationRequest
@@ -828,7 +976,7 @@ export type RunReconciliationRequest = Message<"orders.v1.RunReconciliationReque
  * Use `create(RunReconciliationRequestSchema)` to create a new message.
  */
 export const RunReconciliationRequestSchema: GenMessage<RunReconciliationRequest> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 19);
+  messageDesc(file_orders_v1_orders, 21);
 
 /**
  * @generated from message orders.v1.ReconciliationFinding
@@ -874,7 +1022,7 @@ export type ReconciliationFinding = Message<"orders.v1.ReconciliationFinding"> &
  * Use `create(ReconciliationFindingSchema)` to create a new message.
  */
 export const ReconciliationFindingSchema: GenMessage<ReconciliationFinding> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 20);
+  messageDesc(file_orders_v1_orders, 22);
 
 /**
  * @generated from message orders.v1.ReconciliationRun
@@ -911,7 +1059,7 @@ export type ReconciliationRun = Message<"orders.v1.ReconciliationRun"> & {
  * Use `create(ReconciliationRunSchema)` to create a new message.
  */
 export const ReconciliationRunSchema: GenMessage<ReconciliationRun> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 21);
+  messageDesc(file_orders_v1_orders, 23);
 
 /**
  * @generated from message orders.v1.ListReconciliationRunsRequest
@@ -928,7 +1076,7 @@ export type ListReconciliationRunsRequest = Message<"orders.v1.ListReconciliatio
  * Use `create(ListReconciliationRunsRequestSchema)` to create a new message.
  */
 export const ListReconciliationRunsRequestSchema: GenMessage<ListReconciliationRunsRequest> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 22);
+  messageDesc(file_orders_v1_orders, 24);
 
 /**
  * @generated from message orders.v1.ListReconciliationRunsResponse
@@ -945,7 +1093,7 @@ export type ListReconciliationRunsResponse = Message<"orders.v1.ListReconciliati
  * Use `create(ListReconciliationRunsResponseSchema)` to create a new message.
  */
 export const ListReconciliationRunsResponseSchema: GenMessage<ListReconciliationRunsResponse> = /*@__PURE__*/
-  messageDesc(file_orders_v1_orders, 23);
+  messageDesc(file_orders_v1_orders, 25);
 
 /**
  * Contract §7: processing → provisioned | failed; provisioned → cancelled.
@@ -977,6 +1125,13 @@ export enum OrderStatus {
    * @generated from enum value: ORDER_STATUS_CANCELLED = 4;
    */
   CANCELLED = 4,
+
+  /**
+   * A group order some of whose eSIMs could not be provisioned (missing units refunded).
+   *
+   * @generated from enum value: ORDER_STATUS_PARTIALLY_PROVISIONED = 5;
+   */
+  PARTIALLY_PROVISIONED = 5,
 }
 
 /**
@@ -1254,6 +1409,18 @@ export const OrdersService: GenService<{
     methodKind: "unary";
     input: typeof ListReconciliationRunsRequestSchema;
     output: typeof ListReconciliationRunsResponseSchema;
+  },
+  /**
+   * What CreateOrder would charge, recording nothing (§7 quotes): the same
+   * validation and PLAN_NOT_AVAILABLE / ESIM_NOT_FOUND / ESIM_NOT_TOPPABLE
+   * answers, never INSUFFICIENT_BALANCE.
+   *
+   * @generated from rpc orders.v1.OrdersService.QuoteOrder
+   */
+  quoteOrder: {
+    methodKind: "unary";
+    input: typeof QuoteOrderRequestSchema;
+    output: typeof QuoteOrderResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_orders_v1_orders, 0);
