@@ -57,7 +57,7 @@ describe('MIGRATE', () => {
     const recording = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
     const waiting = startService(definition, { env: env({ MIGRATE: 'off' }), logger: recording }).then((running) => (serving = running));
     const said = await until(() => lines.find((line) => line.includes('waiting for the migration job')), 'the service to say what it waits for');
-    expect(JSON.parse(said)).toMatchObject({ schema: 'off_mode', pending: ['1700000000000_event_tables', '1700000000100_widgets'] });
+    expect(JSON.parse(said)).toMatchObject({ schema: 'off_mode', pending: ['1700000000000_event_tables', '1764100000000_processed_events_age', '1700000000100_widgets'] });
     expect(serving, 'still waiting for the migration job').toBeUndefined();
     expect(started).toBe(false);
     expect(await tablesOf('off_mode'), 'MIGRATE=off creates nothing').toEqual([]);
