@@ -60,7 +60,10 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   const echo = options.echo ?? ((line: string) => process.stderr.write(`${line}\n`));
   // Public ports were chosen by whoever started us; internal ones only need to be free.
   const publicPorts = new Map(serviceList.map((entry) => [entry.name, new Set(entry.public ?? [])]));
-  const { ports, moved } = await claimPorts(options.ports, (service, kind) => !publicPorts.get(service)?.has(kind));
+  // The ES2+ listener is fixed only when the operator chose it (ES2_NOTIFY_PORT, registered with their SM-DP+);
+  // otherwise only the simulator dials it, through the URL it is handed, so a second copy may move it.
+  const fixed = (service: string, kind: PortKind) => publicPorts.get(service)?.has(kind) === true && (kind !== 'es2' || options.env.ES2_NOTIFY_PORT !== undefined);
+  const { ports, moved } = await claimPorts(options.ports, (service, kind) => !fixed(service, kind));
   if (moved.length > 0) echo(`Internal ports in use by another process; using free ones instead: ${moved.join(', ')}`);
   const identities = new Map(serviceList.map((entry) => [entry.name, grpcIdentityEnv(entry.name, options.env)]));
   const release = await claimNamespace(namespace, ports);

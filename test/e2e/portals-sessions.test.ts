@@ -88,7 +88,7 @@ describe('the console session', () => {
   it('when the admin token is wrong, then the console says so and keeps nothing; with the right one it opens', async () => {
     const watched = await openPage(browser, `${platform.adminUrl}/console/`);
     await consoleSignIn(watched.page, 'adm_not-the-token-at-all-000000');
-    await alert(watched.page, 'The admin token is wrong.');
+    await alert(watched.page, 'The token is not a valid operator or admin token.');
     expect(await inPage(watched.page, 'sessionStorage.length')).toBe(0);
     await expectHealthy(watched, 'the console sign-in with an error');
     await consoleSignIn(watched.page, platform.adminToken);
