@@ -57,7 +57,7 @@ describe('CreateOrder', () => {
     const { supplierSku } = await env.catalog.adminGetPlan({ id: plan.id });
     const events = await env.outboxFor(order.id);
     expect(events.map((event) => event.subject)).toEqual(['orders.order.paid', 'partner.notification']);
-    const { dataMb, validityDays } = await env.catalog.adminGetPlan({ id: plan.id });
+    const { dataMb, validityDays, profileType } = await env.catalog.adminGetPlan({ id: plan.id });
     expect(events[0]!.payload.data).toEqual({
       orderId: order.id,
       partnerId,
@@ -69,6 +69,8 @@ describe('CreateOrder', () => {
       iccid: null,
       dataMb,
       validityDays,
+      // The plan's SM-DP+ profile type travels with the order to provisioning's DownloadOrder (§8).
+      ...(profileType ? { profileType } : {}),
     });
     expect(events[1]!.payload.data).toEqual({
       partnerId,

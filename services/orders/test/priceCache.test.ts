@@ -28,7 +28,7 @@ function countingCatalog() {
 }
 
 function priceOf(price: number): PlanPrice {
-  return { planName: 'France 5 GB / 30 days', price, currency: 'USD', supplierSku: 'FR-5', countries: ['FR'], region: null, dataMb: 5_120, validityDays: 30 };
+  return { planName: 'France 5 GB / 30 days', price, currency: 'USD', supplierSku: 'FR-5', profileType: null, countries: ['FR'], region: null, dataMb: 5_120, validityDays: 30 };
 }
 
 describe('PriceCache', () => {

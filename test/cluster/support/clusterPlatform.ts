@@ -57,7 +57,14 @@ export async function startClusterPlatform(extraEnv: Record<string, string>, opt
   for (const entry of services) {
     const replicas = singletons.has(entry.name) ? [replicaPorts[0]] : replicaPorts;
     if (entry.ports.grpc !== undefined) addresses[`${constantCase(entry.name)}_ADDR`] = `ipv4:${replicas.map((ports) => `127.0.0.1:${ports[entry.name]!.grpc}`).join(',')}`;
-    if (entry.url) addresses[entry.url.variable] = `http://127.0.0.1:${replicaPorts[0][entry.name]![entry.url.port]}`;
+    if (entry.url) {
+      // The simulator plays every upstream (the SM-DP+ and the connectivity provider, #25): each name points at it.
+      for (const variable of [entry.url.variable, ...(entry.url.aliases ?? [])]) addresses[variable] = `http://127.0.0.1:${replicaPorts[0][entry.name]![entry.url.port]}`;
+    }
+    // The outside world's callbacks (the SM-DP+'s HandleDownloadProgressInfo, the provider's notifications) reach replica A.
+    if (entry.callback && replicaPorts[0][entry.name]?.[entry.callback.port] !== undefined) {
+      addresses[entry.callback.variable] = `http://127.0.0.1:${replicaPorts[0][entry.name]![entry.callback.port]}${entry.callback.path}`;
+    }
   }
   const env: NodeJS.ProcessEnv & { DATABASE_URL: string; REDIS_URL: string; NATS_URL: string } = {
     ...process.env,

@@ -7,6 +7,8 @@ export interface PlanPrice {
   price: number;
   currency: string;
   supplierSku: string;
+  /** The SM-DP+ profile type the plan is sourced as (§8, operator data); null: provisioning's default. */
+  profileType: string | null;
   countries: string[];
   region: string | null;
   dataMb: number;
@@ -42,6 +44,7 @@ export function catalogClient(address: string, tls?: TlsFiles): Catalog {
         price: Number(answer.price),
         currency: answer.currency,
         supplierSku: answer.supplierSku,
+        profileType: answer.profileType || null,
         countries: answer.countries,
         region: answer.region ?? null,
         dataMb: answer.dataMb,

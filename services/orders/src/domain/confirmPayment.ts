@@ -24,6 +24,7 @@ export async function confirmPayment(db: Queryable, order: Order, walletBalance:
     partnerId: paid.partnerId,
     planId: paid.planId,
     supplierSku: paid.supplierSku,
+    ...(paid.profileType ? { profileType: paid.profileType } : {}),
     price: paid.price,
     currency: paid.currency,
     kind: paid.kind,

@@ -67,6 +67,7 @@ function newOrderOf(request: OrderRequest, fingerprint: string, price: PlanPrice
     planId: request.planId,
     planName: price.planName,
     supplierSku: price.supplierSku,
+    profileType: price.profileType,
     countries: price.countries,
     region: price.region,
     dataMb: price.dataMb,

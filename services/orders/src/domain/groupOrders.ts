@@ -35,6 +35,7 @@ export async function queueUnits(db: Queryable, group: Order): Promise<void> {
       partnerId: unit.partnerId,
       planId: unit.planId,
       supplierSku: unit.supplierSku,
+      ...(unit.profileType ? { profileType: unit.profileType } : {}),
       price: unit.price,
       currency: unit.currency,
       kind: 'esim',

@@ -49,6 +49,8 @@ export interface Order extends PlanShape {
   planId: string;
   planName: string;
   supplierSku: string;
+  /** The plan's SM-DP+ profile type when the order was placed (§8); null: provisioning's default. */
+  profileType: string | null;
   price: number;
   currency: string;
   email: string;

@@ -13,9 +13,9 @@ import { columns, one, toOrder, type OrderRow } from './orderRow.js';
 export async function insertUnitOrders(db: Queryable, group: Order, ids: string[]): Promise<Order[]> {
   const { rows } = await db.query<OrderRow>(
     `INSERT INTO orders.orders (id, partner_id, client_request_id, fingerprint, plan_id, plan_name, supplier_sku, price, currency, email, phone_number,
-       status, kind, iccid, countries, region, data_mb, validity_days, quantity, unit_price, group_order_id, unit)
+       status, kind, iccid, countries, region, data_mb, validity_days, quantity, unit_price, group_order_id, unit, profile_type)
      SELECT unit_id, g.partner_id, g.id || '.' || (ordinality - 1), g.fingerprint, g.plan_id, g.plan_name, g.supplier_sku, g.unit_price, g.currency,
-       g.email, g.phone_number, 'processing', 'esim', NULL, g.countries, g.region, g.data_mb, g.validity_days, 1, g.unit_price, g.id, ordinality - 1
+       g.email, g.phone_number, 'processing', 'esim', NULL, g.countries, g.region, g.data_mb, g.validity_days, 1, g.unit_price, g.id, ordinality - 1, g.profile_type
      FROM orders.orders g, unnest($2::text[]) WITH ORDINALITY AS u(unit_id, ordinality)
      WHERE g.id = $1
      ON CONFLICT DO NOTHING

@@ -2,7 +2,7 @@ import type { OrderKind } from '@esim/vocabulary';
 import { appleInstallUrlOf, type Order, type StoredStatus } from '../domain/order.js';
 
 /** The columns of orders.orders every read selects, and their mapping to the domain order: the one place a row becomes an Order. */
-export const columns = `id, partner_id, client_request_id, fingerprint, kind, iccid, plan_id, plan_name, supplier_sku, countries, region, data_mb,
+export const columns = `id, partner_id, client_request_id, fingerprint, kind, iccid, plan_id, plan_name, supplier_sku, profile_type, countries, region, data_mb,
   validity_days, price, currency, email, phone_number, status, smdp_address, matching_id, activation_code, qr_code, supplier_reference,
   failure_reason, provisioned_at, cancelled_at, cancel_requested_at, refunded_amount, quantity, unit_price, group_order_id, unit, created_at, updated_at`;
 
@@ -16,6 +16,7 @@ export interface OrderRow {
   plan_id: string;
   plan_name: string;
   supplier_sku: string;
+  profile_type: string | null;
   countries: string[];
   region: string | null;
   data_mb: number | null;
@@ -65,6 +66,7 @@ export function toOrder(row: OrderRow): Order {
     planId: row.plan_id,
     planName: row.plan_name,
     supplierSku: row.supplier_sku,
+    profileType: row.profile_type,
     countries: row.countries,
     region: row.region,
     dataMb: row.data_mb,

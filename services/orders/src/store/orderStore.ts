@@ -29,6 +29,7 @@ export type NewOrder = Pick<
   | 'planId'
   | 'planName'
   | 'supplierSku'
+  | 'profileType'
   | 'countries'
   | 'region'
   | 'dataMb'
@@ -49,8 +50,8 @@ export type NewOrder = Pick<
 export async function insertPendingOrder(db: Queryable, order: NewOrder): Promise<Order | undefined> {
   const { rows } = await db.query<OrderRow>(
     `INSERT INTO orders.orders (id, partner_id, client_request_id, fingerprint, plan_id, plan_name, supplier_sku, price, currency, email, phone_number, status,
-       kind, iccid, countries, region, data_mb, validity_days, quantity, unit_price)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending', $12, $13, $14, $15, $16, $17, $18, $19)
+       kind, iccid, countries, region, data_mb, validity_days, quantity, unit_price, profile_type)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'pending', $12, $13, $14, $15, $16, $17, $18, $19, $20)
      ON CONFLICT (partner_id, client_request_id) DO NOTHING
      RETURNING ${columns}`,
     [
@@ -73,6 +74,7 @@ export async function insertPendingOrder(db: Queryable, order: NewOrder): Promis
       order.validityDays,
       order.quantity,
       order.unitPrice,
+      order.profileType,
     ],
   );
   return one(rows);
