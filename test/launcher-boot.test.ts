@@ -129,6 +129,9 @@ describe('one platform per namespace', () => {
     // Dead but not reaped: the pid still "exists".
     for (let i = 0; i < 100 && !/^State:\s+Z/m.test(readFileSync(`/proc/${holderPid}/status`, 'utf8')); i++) await new Promise((r) => setTimeout(r, 50));
     expect(() => process.kill(holderPid, 0)).not.toThrow();
+    // The leader shows Z as soon as it exits; its other threads (libuv's) close the shared descriptors a moment later, and
+    // with them the socket: the lock is gone once the kernel has torn the process down, however long it stays unreaped.
+    for (let i = 0; i < 100 && runningInstance(namespace) !== undefined; i++) await new Promise((r) => setTimeout(r, 50));
     expect(runningInstance(namespace)).toBeUndefined();
     const release = await claimNamespace(namespace, {});
     closers.push(release);
