@@ -177,6 +177,18 @@ describe('portal rate limits (§3)', () => {
     expectProblem(answers[10]!, 429, 'RATE_LIMITED');
   });
 
+  it('when a partner sends test webhooks through both the account route and an endpoint\'s test route, then they share the 10 a minute', async () => {
+    const partner = await onboardPartner();
+    const token = await portalToken(partner.email, partner.password);
+    const created = await api('/partner/me/webhook-endpoints', { method: 'POST', body: { url: 'http://127.0.0.1:9/hook' }, ...withToken(token) });
+    expect(created.status).toBe(201);
+    const answers = [];
+    for (let i = 0; i < 5; i += 1) answers.push(await api('/partner/me/webhook/test', { method: 'POST', ...withToken(token) }));
+    for (let i = 0; i < 6; i += 1) answers.push(await api(`/partner/me/webhook-endpoints/${created.body.id}/test`, { method: 'POST', ...withToken(token) }));
+    expect(answers.slice(0, 10).map((a) => a.status)).toEqual(Array(10).fill(202));
+    expectProblem(answers[10]!, 429, 'RATE_LIMITED');
+  });
+
   it('when a portal route answers, then it carries RateLimit-* headers; past RATE_LIMIT_PER_PORTAL in a window, 429 with Retry-After', async () => {
     const partner = await onboardPartner();
     const token = await portalToken(partner.email, partner.password);

@@ -84,6 +84,8 @@ export async function buildGateway({ config, logger, nc, ns: subjects, consume, 
   const portalToken = tokens.require({ partners, limit: new RateLimit(redis, `${ns}:gateway:rl:portal`, config.RATE_LIMIT_PER_PORTAL) });
   const limitOf = (name: string, window: Config['ACCOUNT_RATE_LIMIT']) => new RateLimit(redis, `${ns}:gateway:rl:${name}`, window);
   const throttle = new LoginThrottle(limitOf('login', config.LOGIN_FAILURE_LIMIT), limitOf('login-address', config.LOGIN_ADDRESS_FAILURE_LIMIT));
+  // One budget of test webhooks per partner, whichever route sends them (§3: at most 10 a minute).
+  const webhookTestLimit = limitOf('webhook-test', config.WEBHOOK_TEST_LIMIT);
   const doors = partnerDoors({ apiKey: (scope, alongside) => requireApiKey(apiKeyDeps, scope, alongside), portalToken, partners });
   const renderedCatalog = { responses: new RenderedResponses(), version: new CatalogVersion(redis, ns) };
   own('catalog changes', startCatalogChanges({ nc, ns: subjects, responses: renderedCatalog.responses, logger }));
@@ -142,8 +144,8 @@ export async function buildGateway({ config, logger, nc, ns: subjects, consume, 
       quoteRoute(api, { orders, doors, catalogVersion: renderedCatalog.version });
       orderEsimsCsvRoute(api, { orders, doors });
       esimRoutes(api, { orders, doors });
-      webhookRoutes(api, { webhooks, doors, testLimit: limitOf('webhook-test', config.WEBHOOK_TEST_LIMIT) });
-      webhookEndpointRoutes(api, { webhooks, doors, allowInsecureWebhookUrls });
+      webhookRoutes(api, { webhooks, doors, testLimit: webhookTestLimit });
+      webhookEndpointRoutes(api, { webhooks, doors, allowInsecureWebhookUrls, testLimit: webhookTestLimit });
     },
     { prefix: '/api/v1' },
   );

@@ -17,6 +17,7 @@ import {
   webhookEndpointView,
   webhookEndpointWithSecret,
 } from '../../views/webhookEndpoints.js';
+import type { RateLimit } from '../../auth/rateLimits.js';
 import { accountOf, type PartnerDoors } from '../partnerDoors.js';
 
 const endpointList = component(z.object({ data: z.array(webhookEndpointView) }), 'WebhookEndpointList', 'both');
@@ -33,10 +34,15 @@ interface Surface {
   tags: string[];
   partnerOf(request: FastifyRequest): string;
   auditOf(request: FastifyRequest): { operator: string; requestId: string } | undefined;
+  /** The portal's test events share one budget per partner with POST /partner/me/webhook/test (§3: 10 a minute). */
+  testLimit?: RateLimit;
 }
 
 /** §9 "Several endpoints per partner", for the partner in the portal. */
-export function webhookEndpointRoutes(app: FastifyInstance, { webhooks, doors, allowInsecureWebhookUrls }: { webhooks: WebhooksClient; doors: PartnerDoors; allowInsecureWebhookUrls: boolean }): void {
+export function webhookEndpointRoutes(
+  app: FastifyInstance,
+  { webhooks, doors, allowInsecureWebhookUrls, testLimit }: { webhooks: WebhooksClient; doors: PartnerDoors; allowInsecureWebhookUrls: boolean; testLimit?: RateLimit },
+): void {
   const door = doors.portal;
   endpointRoutes(app, webhooks, allowInsecureWebhookUrls, {
     base: `${door.prefix}/webhook-endpoints`,
@@ -47,6 +53,7 @@ export function webhookEndpointRoutes(app: FastifyInstance, { webhooks, doors, a
     tags: ['Portal'],
     partnerOf: (request) => accountOf(request).partnerId,
     auditOf: () => undefined,
+    ...(testLimit ? { testLimit } : {}),
   });
 }
 
@@ -220,9 +227,11 @@ function endpointRoutes(app: FastifyInstance, webhooks: WebhooksClient, allowIns
         description: 'Queues a `webhook.test`, signed and retried like every event, to this endpoint only (even while it is disabled).',
         ...common,
         params: byId,
-        response: { 202: testAccepted, ...problems(404), ...surface.problems },
+        response: { 202: testAccepted, ...problems(404, 429), ...surface.problems },
       },
       ...hooks,
+      // Counted without touching the portal's RateLimit-* headers, which stay the per-partner portal quota's.
+      preHandler: async (request, reply) => surface.testLimit?.countAttempt(surface.partnerOf(request), reply, 'At most 10 test webhooks a minute; retry later.'),
     },
     async (request, reply) => reply.code(202).send({ eventId: (await webhooks.sendEndpointTest({ ...endpointOf(request), audit: surface.auditOf(request) })).eventId }),
   );
