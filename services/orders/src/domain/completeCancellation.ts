@@ -5,7 +5,7 @@ import { clearCancelRequested, markCancelled } from '../store/cancelStore.js';
 import { findEsimState, lockEsimKey, saveBundle, saveEsim } from '../store/esimStore.js';
 import { findOrder, schema } from '../store/orderStore.js';
 import type { OrdersDeps } from './deps.js';
-import { activateNext } from './notification.js';
+import { esimLifecycle } from '../esims/lifecycle.js';
 import { ordersCancelled } from './metrics.js';
 import { completeGroupCancellation } from './groupCancellation.js';
 import { isGroup, type VisibleOrder } from './order.js';
@@ -79,7 +79,7 @@ async function recordCancellation(db: Queryable, orderId: string, refundedAmount
     bundle.status = 'cancelled';
     if (order.kind === 'esim') state.esim.status = 'cancelled';
     // An unused top-up that had become active (the one before it ended) hands over to the next queued one.
-    else if (wasActive) activateNext(state, new Date());
+    else if (wasActive) esimLifecycle.activateNext(state, new Date());
     state.esim.updatedAt = new Date();
     for (const changed of state.bundles) await saveBundle(db, changed);
     await saveEsim(db, state.esim);

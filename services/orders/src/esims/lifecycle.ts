@@ -1,4 +1,5 @@
 import { getEsim, listEsims } from './esimReads.js';
+import { activateNext } from './notification.js';
 import { recordEsim } from './recordEsim.js';
 import { recordSmdpReport } from './recordSmdpReport.js';
 import { recordSupplierNotification } from './recordSupplierNotification.js';
@@ -9,7 +10,8 @@ import { setEsimSuspended } from './setSuspended.js';
  * an eSIM after its first order is provisioned — its bundles, the two
  * upstreams' reports (installation, failed installs, deletion, use,
  * expiry), suspension, and the reads of the eSIM view. The purchase saga
- * reaches it through `recordProvisioned` alone; the transports (gRPC
+ * reaches it through `recordProvisioned`, the cancellation saga through
+ * `activateNext`; the transports (gRPC
  * handlers, the event consumers) call the other entries. Nothing in here
  * reads or writes an order's state; the saga's files do not touch esims,
  * bundles or supplier_notifications.
@@ -17,6 +19,8 @@ import { setEsimSuspended } from './setSuspended.js';
 export const esimLifecycle = {
   /** A provisioned order's place on its eSIM (a first order creates it; a top-up adds a bundle), in the saga's transaction. */
   recordProvisioned: recordEsim,
+  /** A cancelled bundle was the active one: the oldest queued bundle starts now (§13: one active at a time). */
+  activateNext,
   /** The connectivity provider's signed notification, verified by the gateway. */
   recordSupplierNotification,
   /** The consumer of the SM-DP+'s reports (provisioning.esim.progress). */
