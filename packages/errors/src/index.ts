@@ -13,6 +13,7 @@ export const errorCatalog = {
   INSUFFICIENT_BALANCE: { status: 402, title: 'Insufficient balance' },
   INSUFFICIENT_SCOPE: { status: 403, title: 'Insufficient scope' },
   ACCOUNT_NOT_ACTIVE: { status: 403, title: 'Account not active' },
+  TEST_MODE_ONLY: { status: 403, title: 'Test mode only' },
   NOT_FOUND: { status: 404, title: 'Not found' },
   ORDER_NOT_FOUND: { status: 404, title: 'Order not found' },
   PARTNER_NOT_FOUND: { status: 404, title: 'Partner not found' },

@@ -268,6 +268,15 @@ export const events = {
     stream: 'PARTNERS',
     data: z.object({ partnerId: z.string() }),
   },
+  /**
+   * A partner asked to wipe its test data (contract §14): every service that
+   * keeps rows for the test account (`accountId`, always `ptn_…_test`)
+   * deletes them all; live data is never named here.
+   */
+  'partners.test_data.delete_requested': {
+    stream: 'PARTNERS',
+    data: z.object({ accountId: z.string().regex(/^ptn_[0-9a-hjkmnp-tv-z]{26}_test$/, 'test account id'), requestedAt: z.string() }),
+  },
   'catalog.plan.changed': {
     stream: 'CATALOG',
     data: z.object({ planId: z.string(), active: z.boolean() }),

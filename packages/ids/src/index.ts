@@ -84,3 +84,38 @@ export const iccidPattern = /^\d{18,22}$/;
 export function isIccid(value: string): boolean {
   return iccidPattern.test(value);
 }
+
+/**
+ * Test mode (contract §14) is part of the owner's identity, not a flag beside
+ * it. A partner `ptn_X` owns two accounts: `ptn_X` (live) and `ptn_X_test`
+ * (test). The gateway turns a test key into the test account, and every
+ * service keys its partner data (wallets, ledger, orders, eSIMs, events,
+ * deliveries, idempotency keys) by that account id, so a query scoped to one
+ * account cannot read the other mode's rows by omitting a filter: there is no
+ * filter to omit. Where a whole mode must be picked out (admin lists, totals,
+ * metrics), `livemodeOf` answers from the id alone.
+ */
+const testSuffix = '_test';
+
+/** The account a partner's data of one mode belongs to: the partner id itself when live. */
+export function accountIdOf(partnerId: string, livemode: boolean): string {
+  return livemode ? partnerId : `${partnerId}${testSuffix}`;
+}
+
+/** True for a live account id (a plain `ptn_…`), false for a test account (`ptn_…_test`). */
+export function livemodeOf(accountId: string): boolean {
+  return !accountId.endsWith(testSuffix);
+}
+
+/** The partner an account belongs to, whichever its mode. */
+export function partnerIdOf(accountId: string): string {
+  return livemodeOf(accountId) ? accountId : accountId.slice(0, -testSuffix.length);
+}
+
+/** True when `value` names a partner account of either mode (used to answer 404 without a lookup). */
+export function isAccountId(value: string): boolean {
+  return isId('ptn', partnerIdOf(value));
+}
+
+/** The SQL pattern that matches test account ids, for `partner_id LIKE …` in admin-wide queries. */
+export const testAccountSqlPattern = '%\\_test';

@@ -8,7 +8,13 @@ import { problems, type problemSchema } from '../http/schemas.js';
 
 /** The partner a partner-API request acts for, whichever credential it came with. */
 export interface Account {
+  /**
+   * The account the request acts on: the partner id when live, the partner's
+   * test account (`ptn_…_test`, @esim/ids accountIdOf) in test mode. Every
+   * service keys partner data by it, so modes cannot mix (docs/architecture.md).
+   */
   partnerId: string;
+  livemode: boolean;
   tier: Tier;
 }
 
@@ -66,7 +72,7 @@ export interface PartnerDoorDeps {
 export function partnerDoors(deps: PartnerDoorDeps): PartnerDoors {
   const fromPrincipal: CallbackHook = (request, _reply, done) => {
     const { partnerId, tier } = principalOf(request);
-    request.account = { partnerId, tier };
+    request.account = { partnerId, livemode: true, tier };
     done();
   };
 
@@ -88,7 +94,7 @@ export function partnerDoors(deps: PartnerDoorDeps): PartnerDoors {
         throw new AppError('ACCOUNT_NOT_ACTIVE', `The partner account is ${partner?.status ?? 'unknown'}; this view opens once it is approved.`);
       }
       if (!isOneOf(tiers, partner.tier)) throw new AppError('INTERNAL', `partner ${partner.id} has tier ${partner.tier}`);
-      request.account = { partnerId: partner.id, tier: partner.tier };
+      request.account = { partnerId: partner.id, livemode: true, tier: partner.tier };
     };
 
   const apiKey = (scope: Scope, options: DoorOptions = {}): Door => ({
