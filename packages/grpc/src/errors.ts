@@ -47,13 +47,14 @@ const outageCodes = /^(08...|53300|57P0[123]|57014|25P03|ECONNREFUSED|ECONNRESET
  * The service's own infrastructure failing rather than its code: Postgres
  * unreachable, out of connections or restarting. The caller may retry such a
  * call, so it answers UNAVAILABLE (503 at the edge), never INTERNAL. pg-pool's
- * connect timeout carries no code, only its message.
+ * connect timeout carries no code, only its message; so does pg's refusal to
+ * use a client whose session the server ended a moment before (a restart).
  */
 export function isOutage(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && outageCodes.test(code)) return true;
-  return /^(timeout exceeded when trying to connect|Connection terminated)/.test(error.message);
+  return /^(timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error|Client was closed)/.test(error.message);
 }
 
 /** Server side: a thrown value becomes a status; anything but an AppError hides its message. */

@@ -15,6 +15,7 @@ describe('toStatus for infrastructure failures', () => {
       withCode('sorry, too many clients already', '53300'),
       withCode('terminating connection due to administrator command', '57P01'),
       withCode('connection failure', '08006'),
+      new Error('Client has encountered a connection error and is not queryable'),
     ]) {
       expect(isOutage(error), error.message).toBe(true);
       const answer = toStatus(error);

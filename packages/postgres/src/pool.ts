@@ -52,6 +52,14 @@ export function createPool(connectionString: string, options: { max?: number; ap
   // An idle client losing its connection must not crash the process; the
   // pool replaces it and readiness reports the outage.
   pool.on('error', () => {});
+  // The pool listens only to idle clients. A checked-out one whose session the
+  // server ends (a restart, a failover, pg_terminate_backend) emits 'error' with
+  // nobody listening, and Node ends the process: the query in flight already
+  // rejects with that error, and the pool drops the client on release
+  // (`_queryable` is false), so this listener only keeps the process alive.
+  // Found by test/e2e/faults-database.test.ts: orders and provisioning died
+  // in their outbox relay's tick when Postgres stopped.
+  pool.on('connect', (client) => client.on('error', () => {}));
   registerGauges();
   openPools.set(pool, { pool: options.applicationName, max: size });
   const end = pool.end.bind(pool);

@@ -97,6 +97,7 @@ export default async function setup(project: TestProject) {
     // The cluster suite does not drive the simulator's control API (§13); these fill the shared shape.
     supplierSimUrl: `http://127.0.0.1:${a['supplier-sim']?.http ?? 0}`,
     supplierCallbackSecret: '',
+    smtpUrl: `smtp://127.0.0.1:${smtp.port}`,
   };
   project.provide('platform', info);
   project.provide('cluster', {

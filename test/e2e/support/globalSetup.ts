@@ -36,6 +36,8 @@ export interface PlatformInfo {
   supplierSimUrl: string;
   /** SUPPLIER_CALLBACK_SECRET of this platform copy, so a test can sign notifications itself (replays, out of order). */
   supplierCallbackSecret: string;
+  /** The suite's SMTP sink, so a second platform copy (a fault test's own) mails where GET /mail on the control server reads. */
+  smtpUrl: string;
 }
 
 declare module 'vitest' {
@@ -202,6 +204,7 @@ export default async function setup(project: TestProject) {
     natsUrl,
     supplierSimUrl: `http://127.0.0.1:${ports['supplier-sim']!.http}`,
     supplierCallbackSecret,
+    smtpUrl: `smtp://127.0.0.1:${smtp.port}`,
   });
 
   return async () => {
