@@ -5,3 +5,4 @@ export { startNatsCluster, type NatsCluster, type NatsNode } from './clusters/na
 export { startRedisCluster, type RedisCluster, type RedisClusterNode } from './clusters/redisCluster.js';
 export { startPgProxy, type PgProxy } from './pgProxy.js';
 export { postgresBinaries, startPrivatePostgres, type PrivatePostgres } from './privatePostgres.js';
+export { startTcpProxy, type TcpProxy } from './tcpProxy.js';
