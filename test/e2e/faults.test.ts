@@ -1,9 +1,11 @@
 // #23, contract §11: money whole under pauses, not only crashes. A process paused (SIGSTOP) in the middle of a revoke
-// or a debit and resumed past every deadline: afterwards every order is final, debited once, refunded once if it was
+// a debit, a delivery or a relay, and resumed past every deadline: afterwards every order is final, debited once, refunded once if it was
 // cancelled, each balance is its ledger's sum, and the reconciliation finds nothing. What a client saw in each case is
 // the fault table of docs/deployment.md.
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { admin, api, control, until, withKey, type Answer } from './support/client.js';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { admin, api, control, portalToken, until, withKey, withToken, type Answer } from './support/client.js';
 import { buy, ledgerOf, planFor } from './support/esims.js';
 import { db, fundedPartner, ledgerViolations, orderBody, placeOrderPatiently } from './support/money.js';
 
@@ -26,6 +28,51 @@ afterEach(async () => {
 });
 
 const partners: string[] = [];
+
+// A partner's webhook receiver that can hold its answer to one request: the moment "mid-delivery".
+const received: Array<{ id: string; type: string; orderId: string | undefined }> = [];
+let holdNext: { arrived: () => void; answer: Promise<void> } | undefined;
+let receiver: Server;
+beforeAll(async () => {
+  receiver = createServer((request, response) => {
+    let raw = '';
+    request.on('data', (chunk) => (raw += chunk));
+    request.on('end', () => {
+      const event = JSON.parse(raw);
+      received.push({ id: event.id, type: event.type, orderId: event.data?.order?.id ?? event.data?.orderId });
+      const held = holdNext;
+      holdNext = undefined;
+      if (!held) return void response.writeHead(204).end();
+      held.arrived();
+      void held.answer.then(() => response.writeHead(204).end());
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+});
+afterAll(() => receiver.close());
+
+/** A funded partner whose webhookUrl is the receiver above. */
+async function listeningPartner() {
+  const partner = await fundedPartner(10_000);
+  partners.push(partner.id);
+  const token = await portalToken(partner.email, partner.password);
+  const set = await api('/partner/me', { method: 'PATCH', body: { webhookUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks` }, ...withToken(token) });
+  expect(set.status, set.text).toBe(200);
+  return { ...partner, token };
+}
+
+/** Each of the order's events arrived at least once, `payment.paid` first (receivers dedupe by id). */
+async function expectOrderWebhooksInOrder(orderId: string) {
+  await until(
+    async () => (received.some((event) => event.orderId === orderId && event.type === 'provision.provisioned') ? true : undefined),
+    `order ${orderId}'s provision.provisioned webhook`,
+    90_000,
+    250,
+  );
+  const types = received.filter((event) => event.orderId === orderId).map((event) => event.type);
+  expect(types.indexOf('payment.paid')).toBeGreaterThanOrEqual(0);
+  expect(types.indexOf('payment.paid')).toBeLessThan(types.indexOf('provision.provisioned'));
+}
 
 describe('faults: processes paused past every deadline', () => {
   it('when the supplier is paused in the middle of a revoke, then the partner hears 503 and the cancellation completes by itself, refunded exactly once', async () => {
@@ -101,6 +148,65 @@ describe('faults: processes paused past every deadline', () => {
     const { rows } = await pool.query<{ n: string }>(`SELECT count(*)::text AS n FROM wallet.ledger_entries WHERE partner_id = $1 AND type = 'order_debit'`, [partner.id]);
     expect(rows[0]!.n).toBe('1');
   }, 240_000);
+
+  it('when the webhooks service is paused in the middle of a delivery, past its timeout, then every event of the order still arrives, in order, and every delivery ends succeeded', async () => {
+    const partner = await listeningPartner();
+    const planId = await planFor(['FR'], 1024);
+    let arrived!: () => void;
+    const arrival = new Promise<void>((resolve) => (arrived = resolve));
+    let answer!: () => void;
+    holdNext = { arrived, answer: new Promise<void>((resolve) => (answer = resolve)) };
+
+    const placed = await api('/partner/orders', { body: orderBody(planId), ...withKey(partner.apiKey) });
+    expect(placed.status, placed.text).toBe(201);
+    await arrival;
+    await pause('webhooks');
+    try {
+      // The receiver answers 204 to a process that cannot read it, then the process sleeps past WEBHOOK_TIMEOUT_MS and its lease.
+      answer();
+      await sleep(6_000);
+    } finally {
+      await resume('webhooks');
+    }
+    await expectOrderWebhooksInOrder(placed.body.id);
+    const deliveries = await until(
+      async () => {
+        const listed = await api('/partner/me/webhook-deliveries?limit=100', withToken(partner.token));
+        // The top-up's wallet.credited came before the webhookUrl was set (no_endpoint); the order's two are the ones paused.
+        const all = (listed.body.data as Array<{ status: string; eventType: string }>).filter((delivery) => delivery.eventType !== 'wallet.credited');
+        return all.length >= 2 && all.every((delivery) => delivery.status === 'succeeded') ? all : undefined;
+      },
+      'every delivery to end succeeded',
+      60_000,
+      500,
+    );
+    expect(deliveries.map((delivery) => delivery.eventType).sort()).toEqual(['payment.paid', 'provision.provisioned']);
+  }, 180_000);
+
+  it('when orders is paused right after it accepts an order, while its relay may hold the event, then the order is provisioned, debited once, and its webhooks arrive in order', async () => {
+    const partner = await listeningPartner();
+    const planId = await planFor(['FR'], 1024);
+    const placed = await api('/partner/orders', { body: orderBody(planId), ...withKey(partner.apiKey) });
+    expect(placed.status, placed.text).toBe(201);
+    await pause('orders');
+    try {
+      await sleep(8_000);
+    } finally {
+      await resume('orders');
+    }
+    const final = await until(
+      async () => {
+        const now = await api(`/partner/orders/${placed.body.id}`, withKey(partner.apiKey));
+        return now.status === 200 && now.body.status !== 'processing' ? now.body : undefined;
+      },
+      'the order to settle',
+      90_000,
+      250,
+    );
+    expect(final.status).toBe('provisioned');
+    expect(await ledgerOf(partner.apiKey, placed.body.id)).toEqual({ debits: 1, refunds: 0, refunded: 0 });
+    await expectOrderWebhooksInOrder(placed.body.id);
+  }, 180_000);
 
   it('afterwards, every balance is its ledger\'s sum and the reconciliation finds nothing of these partners', async () => {
     for (const partnerId of partners) expect(await ledgerViolations(pool, partnerId)).toEqual([]);
