@@ -1,4 +1,4 @@
-// #23, contract §11: money whole under pauses, not only crashes. A process paused (SIGSTOP) in the middle of a revoke
+// #23, contract §11: money whole under pauses, not only crashes. A process paused (SIGSTOP) in the middle of a revoke,
 // a debit, a delivery or a relay, and resumed past every deadline: afterwards every order is final, debited once, refunded once if it was
 // cancelled, each balance is its ledger's sum, and the reconciliation finds nothing. What a client saw in each case is
 // the fault table of docs/deployment.md.
@@ -207,6 +207,42 @@ describe('faults: processes paused past every deadline', () => {
     expect(await ledgerOf(partner.apiKey, placed.body.id)).toEqual({ debits: 1, refunds: 0, refunded: 0 });
     await expectOrderWebhooksInOrder(placed.body.id);
   }, 180_000);
+
+  it('when an orders replica runs 90 s behind and a provisioning replica 90 s ahead, then each order\'s webhooks still arrive in the order things happened and every cancellation is refunded once', async () => {
+    const started: number[] = [];
+    try {
+      for (const [service, skew] of [
+        ['orders', -90_000],
+        ['provisioning', 90_000],
+      ] as const) {
+        const replica = await control<{ replica: number }>(`/replicas/${service}?clockSkewMs=${skew}`, 'POST');
+        expect(replica.status, JSON.stringify(replica.body)).toBe(200);
+        started.push(replica.body.replica);
+      }
+      const partner = await listeningPartner();
+      const planId = await planFor(['FR'], 1024);
+      const orders: Array<{ id: string; price: number; status: string }> = [];
+      for (let i = 0; i < 6; i++) orders.push(await buy(partner.apiKey, planId));
+      for (const order of orders) {
+        expect(order.status).toBe('provisioned');
+        const cancelled = await api(`/partner/orders/${order.id}/cancel`, { method: 'POST', ...withKey(partner.apiKey) });
+        expect(cancelled.status, cancelled.text).toBe(200);
+      }
+      for (const order of orders) {
+        await until(
+          async () => (received.some((event) => event.orderId === order.id && event.type === 'order.cancelled') ? true : undefined),
+          `order ${order.id}'s order.cancelled webhook`,
+          60_000,
+          250,
+        );
+        const types = [...new Set(received.filter((event) => event.orderId === order.id).map((event) => event.type))];
+        expect(types, order.id).toEqual(['payment.paid', 'provision.provisioned', 'order.cancelled']);
+        expect(await ledgerOf(partner.apiKey, order.id)).toEqual({ debits: 1, refunds: 1, refunded: order.price });
+      }
+    } finally {
+      for (const index of started) await control(`/replicas/${index}/kill?signal=SIGTERM`, 'POST');
+    }
+  }, 240_000);
 
   it('afterwards, every balance is its ledger\'s sum and the reconciliation finds nothing of these partners', async () => {
     for (const partnerId of partners) expect(await ledgerViolations(pool, partnerId)).toEqual([]);

@@ -46,6 +46,13 @@ declare module 'vitest' {
   }
 }
 
+/** `?clockSkewMs=N` on POST /replicas/<name>: the replica's wall clock runs N ms off (test/support/skewClock.mjs, #23). */
+function skewEnv(skewMs: string | null): Record<string, string> {
+  if (!skewMs || !/^-?\d+$/.test(skewMs)) return {};
+  const preload = `--import ${join(repoRoot, 'test', 'support', 'skewClock.mjs')}`;
+  return { CLOCK_SKEW_MS: skewMs, NODE_OPTIONS: [process.env.NODE_OPTIONS, preload].filter(Boolean).join(' ') };
+}
+
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createNetServer();
@@ -160,7 +167,7 @@ export default async function setup(project: TestProject) {
         const own = Object.fromEntries(await Promise.all(Object.keys(entry.ports).map(async (portKind) => [portKind, await freePort()] as const)));
         const index = replicas.length;
         const running = startService(
-          { name: entry.name, env: { ...addressEnv(ports), ...portEnv(own) }, readyUrl: `http://127.0.0.1:${readinessPort(entry, own)}/readyz` },
+          { name: entry.name, env: { ...addressEnv(ports), ...portEnv(own), ...skewEnv(url.searchParams.get('clockSkewMs')) }, readyUrl: `http://127.0.0.1:${readinessPort(entry, own)}/readyz` },
           env,
           join(logDir, `replica-${index + 1}`),
           () => {},
