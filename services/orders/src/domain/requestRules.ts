@@ -1,6 +1,6 @@
 import { pageWindow, type PageWindow } from '@esim/postgres';
 import { validationError, type FieldError } from '@esim/errors';
-import { isId } from '@esim/ids';
+import { isAccountId } from '@esim/ids';
 import { isOneOf, orderStatuses, tiers, type OrderStatus } from '@esim/vocabulary';
 import { iccidPattern } from '../esims/esim.js';
 import type { OrderRequest } from './order.js';
@@ -16,7 +16,8 @@ const emailShape = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 
 export function checkOrderRequest(request: OrderRequest): OrderRequest {
   const errors: FieldError[] = [];
-  if (!isId('ptn', request.partnerId)) errors.push({ path: 'partnerId', message: 'must be a partner id (ptn_…)' });
+  // An account of either mode (contract §14): a test account's orders are keyed by `ptn_…_test`.
+  if (!isAccountId(request.partnerId)) errors.push({ path: 'partnerId', message: 'must be a partner account id (ptn_… or ptn_…_test)' });
   if (!isOneOf(tiers, request.tier)) errors.push({ path: 'tier', message: `must be one of ${tiers.join(', ')}` });
   if (!clientRequestIdPattern.test(request.clientRequestId)) errors.push({ path: 'clientRequestId', message: 'must be 1–64 of A-Z a-z 0-9 . _ : -' });
   if (request.planId === '') errors.push({ path: 'planId', message: 'is required' });
