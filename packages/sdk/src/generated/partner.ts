@@ -604,6 +604,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/partner/me/test/wallet/credit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Credit your test wallet (portal)
+         * @description Test mode only (§14): adds `amount` minor units to the test wallet as a `topup` ledger entry and sends the `wallet.credited` test event. The portal twin always credits the partner’s test wallet.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X POST "$ESIM_URL/api/v1/partner/me/test/wallet/credit" \
+         *       -H "Authorization: Bearer $PORTAL_TOKEN" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"amount":1500}'
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.POST('/api/v1/partner/me/test/wallet/credit', { body: {
+         *       amount: 1500
+         *     } });
+         *     ```
+         */
+        post: operations["postMeTestWalletCredit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/partner/me/wallet": {
         parameters: {
             query?: never;
@@ -1329,6 +1369,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/partner/test/wallet/credit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Credit your test wallet
+         * @description Test mode only (§14): adds `amount` minor units to the test wallet as a `topup` ledger entry and sends the `wallet.credited` test event. A live key answers 403 TEST_MODE_ONLY. Each call credits again (no idempotency key).
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X POST "$ESIM_URL/api/v1/partner/test/wallet/credit" \
+         *       -H "Authorization: Bearer $ESIM_API_KEY" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"amount":1500}'
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.POST('/api/v1/partner/test/wallet/credit', { body: {
+         *       amount: 1500
+         *     } });
+         *     ```
+         */
+        post: operations["postTestWalletCredit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/partner/verify-email": {
         parameters: {
             query?: never;
@@ -1542,6 +1622,8 @@ export interface components {
             dataUsedMb: number;
             /** @description activatedAt + validityDays */
             expiresAt: string | null;
+            /** @description false for test mode (a test key’s data, contract §14); true for live */
+            livemode: boolean;
             /** @description The order that bought it: the eSIM’s first order or a top-up */
             orderId: string;
             planId: string;
@@ -1574,6 +1656,8 @@ export interface components {
                 /** @description SGP.22 reason code, e.g. 4.2 */
                 reasonCode: string | null;
             } | null;
+            /** @description false for test mode (a test key’s data, contract §14); true for live */
+            livemode: boolean;
             matchingId: string;
             /** @description The order that issued it */
             orderId: string;
@@ -1613,6 +1697,8 @@ export interface components {
             createdAt: string;
             description: string | null;
             id: string;
+            /** @description false for test mode (a test key’s data, contract §14); true for live */
+            livemode: boolean;
             orderId: string | null;
             /** @description The bank transfer reference of a topup */
             reference: string | null;
@@ -1653,6 +1739,8 @@ export interface components {
              * @enum {string}
              */
             kind: "esim" | "topup";
+            /** @description false for test mode (a test key’s data, contract §14); true for live */
+            livemode: boolean;
             phoneNumber: string;
             planId: string;
             planName: string;
@@ -1689,6 +1777,8 @@ export interface components {
              * @enum {string}
              */
             kind: "esim" | "topup";
+            /** @description false for test mode (a test key’s data, contract §14); true for live */
+            livemode: boolean;
             phoneNumber: string;
             planId: string;
             planName: string;
@@ -1845,7 +1935,7 @@ export interface components {
              * @description Stable machine-readable code
              * @enum {string}
              */
-            code: "VALIDATION_ERROR" | "MALFORMED_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INVALID_TOKEN" | "INVALID_CREDENTIALS" | "INSUFFICIENT_BALANCE" | "INSUFFICIENT_SCOPE" | "ACCOUNT_NOT_ACTIVE" | "NOT_FOUND" | "ORDER_NOT_FOUND" | "PARTNER_NOT_FOUND" | "PLAN_NOT_FOUND" | "ESIM_NOT_FOUND" | "EMAIL_ALREADY_REGISTERED" | "REQUEST_IN_PROGRESS" | "INVALID_STATE" | "ESIM_NOT_TOPPABLE" | "ESIM_NOT_SUSPENDABLE" | "ORDER_NOT_CANCELLABLE" | "EMAIL_NOT_VERIFIED" | "OPERATOR_ROLE_REQUIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_CONFLICT" | "PLAN_NOT_AVAILABLE" | "PLAN_NOT_COMPATIBLE" | "RATE_LIMITED" | "INTERNAL" | "UNAVAILABLE";
+            code: "VALIDATION_ERROR" | "MALFORMED_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INVALID_TOKEN" | "INVALID_CREDENTIALS" | "INSUFFICIENT_BALANCE" | "INSUFFICIENT_SCOPE" | "ACCOUNT_NOT_ACTIVE" | "TEST_MODE_ONLY" | "NOT_FOUND" | "ORDER_NOT_FOUND" | "PARTNER_NOT_FOUND" | "PLAN_NOT_FOUND" | "ESIM_NOT_FOUND" | "EMAIL_ALREADY_REGISTERED" | "REQUEST_IN_PROGRESS" | "INVALID_STATE" | "ESIM_NOT_TOPPABLE" | "ESIM_NOT_SUSPENDABLE" | "ORDER_NOT_CANCELLABLE" | "EMAIL_NOT_VERIFIED" | "OPERATOR_ROLE_REQUIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_CONFLICT" | "PLAN_NOT_AVAILABLE" | "PLAN_NOT_COMPATIBLE" | "RATE_LIMITED" | "INTERNAL" | "UNAVAILABLE";
             detail: string;
             /** @description Every failing field, on validation errors */
             errors?: {
@@ -1930,12 +2020,17 @@ export interface components {
             /** @constant */
             type: "bundle.expired";
         };
+        TestWalletCreditRequestInput: {
+            amount: number;
+        };
         Wallet: {
             /** @description Minor units of `currency`; always the sum of the ledger */
             balance: number;
             currency: string;
             /** @description The 50 most recent entries, newest first */
             ledger: components["schemas"]["LedgerEntry"][];
+            /** @description false for test mode (a test key’s data, contract §14); true for live */
+            livemode: boolean;
         };
         WebhookDelivery: {
             /** @description HTTP attempts made so far */
@@ -2151,7 +2246,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2281,7 +2376,8 @@ export interface operations {
                      *               "validityDays": 1,
                      *               "status": "queued",
                      *               "activatedAt": "2026-11-24T09:30:00.000Z",
-                     *               "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *               "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *               "livemode": true
                      *             }
                      *           ],
                      *           "eid": "eid",
@@ -2293,7 +2389,8 @@ export interface operations {
                      *           },
                      *           "suspended": true,
                      *           "createdAt": "2026-11-24T09:30:00.000Z",
-                     *           "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *           "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "pagination": {
@@ -2351,7 +2448,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2456,7 +2553,8 @@ export interface operations {
                      *           "validityDays": 1,
                      *           "status": "queued",
                      *           "activatedAt": "2026-11-24T09:30:00.000Z",
-                     *           "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "eid": "eid",
@@ -2468,7 +2566,8 @@ export interface operations {
                      *       },
                      *       "suspended": true,
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Esim"];
@@ -2518,7 +2617,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2642,7 +2741,8 @@ export interface operations {
                      *           "validityDays": 1,
                      *           "status": "queued",
                      *           "activatedAt": "2026-11-24T09:30:00.000Z",
-                     *           "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "eid": "eid",
@@ -2654,7 +2754,8 @@ export interface operations {
                      *       },
                      *       "suspended": true,
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Esim"];
@@ -2704,7 +2805,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2885,7 +2986,8 @@ export interface operations {
                      *           "validityDays": 1,
                      *           "status": "queued",
                      *           "activatedAt": "2026-11-24T09:30:00.000Z",
-                     *           "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "eid": "eid",
@@ -2897,7 +2999,8 @@ export interface operations {
                      *       },
                      *       "suspended": true,
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Esim"];
@@ -2947,7 +3050,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3705,7 +3808,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3835,7 +3938,8 @@ export interface operations {
                      *               "validityDays": 1,
                      *               "status": "queued",
                      *               "activatedAt": "2026-11-24T09:30:00.000Z",
-                     *               "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *               "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *               "livemode": true
                      *             }
                      *           ],
                      *           "eid": "eid",
@@ -3847,7 +3951,8 @@ export interface operations {
                      *           },
                      *           "suspended": true,
                      *           "createdAt": "2026-11-24T09:30:00.000Z",
-                     *           "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *           "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "pagination": {
@@ -3905,7 +4010,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4010,7 +4115,8 @@ export interface operations {
                      *           "validityDays": 1,
                      *           "status": "queued",
                      *           "activatedAt": "2026-11-24T09:30:00.000Z",
-                     *           "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "eid": "eid",
@@ -4022,7 +4128,8 @@ export interface operations {
                      *       },
                      *       "suspended": true,
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Esim"];
@@ -4072,7 +4179,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4196,7 +4303,8 @@ export interface operations {
                      *           "validityDays": 1,
                      *           "status": "queued",
                      *           "activatedAt": "2026-11-24T09:30:00.000Z",
-                     *           "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "eid": "eid",
@@ -4208,7 +4316,8 @@ export interface operations {
                      *       },
                      *       "suspended": true,
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Esim"];
@@ -4258,7 +4367,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4439,7 +4548,8 @@ export interface operations {
                      *           "validityDays": 1,
                      *           "status": "queued",
                      *           "activatedAt": "2026-11-24T09:30:00.000Z",
-                     *           "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "eid": "eid",
@@ -4451,7 +4561,8 @@ export interface operations {
                      *       },
                      *       "suspended": true,
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Esim"];
@@ -4501,7 +4612,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4695,7 +4806,8 @@ export interface operations {
                      *               "appleInstallUrl": "appleInstallUrl"
                      *             }
                      *           ],
-                     *           "refundedAmount": 1500
+                     *           "refundedAmount": 1500,
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "pagination": {
@@ -4753,7 +4865,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4865,7 +4977,8 @@ export interface operations {
                      *           "appleInstallUrl": "appleInstallUrl"
                      *         }
                      *       ],
-                     *       "refundedAmount": 1500
+                     *       "refundedAmount": 1500,
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -4915,7 +5028,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5058,7 +5171,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5306,6 +5419,187 @@ export interface operations {
             };
         };
     };
+    postMeTestWalletCredit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": 1500
+                 *     }
+                 */
+                "application/json": components["schemas"]["TestWalletCreditRequestInput"];
+            };
+        };
+        responses: {
+            /** @description The new topup entry of the test ledger */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "led_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "type": "topup",
+                     *       "amount": 1500,
+                     *       "balanceAfter": 1500,
+                     *       "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "reference": "WIRE-2026-0042",
+                     *       "description": "description",
+                     *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LedgerEntry"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "detail": "Insufficient scope.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "detail": "Payload too large.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Unsupported media type.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "detail": "Rate limited.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     portalGetWallet: {
         parameters: {
             query?: never;
@@ -5334,9 +5628,11 @@ export interface operations {
                      *           "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
                      *           "reference": "WIRE-2026-0042",
                      *           "description": "description",
-                     *           "createdAt": "2026-11-24T09:30:00.000Z"
+                     *           "createdAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
-                     *       ]
+                     *       ],
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Wallet"];
@@ -5386,7 +5682,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5476,7 +5772,8 @@ export interface operations {
                      *           "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
                      *           "reference": "WIRE-2026-0042",
                      *           "description": "description",
-                     *           "createdAt": "2026-11-24T09:30:00.000Z"
+                     *           "createdAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "pagination": {
@@ -5534,7 +5831,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5689,7 +5986,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5828,7 +6125,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6003,7 +6300,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6181,7 +6478,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6395,7 +6692,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6595,7 +6892,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6802,7 +7099,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7006,7 +7303,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7189,7 +7486,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7345,7 +7642,8 @@ export interface operations {
                      *               "appleInstallUrl": "appleInstallUrl"
                      *             }
                      *           ],
-                     *           "refundedAmount": 1500
+                     *           "refundedAmount": 1500,
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "pagination": {
@@ -7403,7 +7701,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7528,6 +7826,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "refundedAmount": 1500,
+                     *       "livemode": true,
                      *       "walletBalance": 1500
                      *     }
                      */
@@ -7577,6 +7876,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "refundedAmount": 1500,
+                     *       "livemode": true,
                      *       "walletBalance": 1500
                      *     }
                      */
@@ -7646,7 +7946,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7853,7 +8153,8 @@ export interface operations {
                      *           "appleInstallUrl": "appleInstallUrl"
                      *         }
                      *       ],
-                     *       "refundedAmount": 1500
+                     *       "refundedAmount": 1500,
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -7903,7 +8204,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8034,7 +8335,8 @@ export interface operations {
                      *           "appleInstallUrl": "appleInstallUrl"
                      *         }
                      *       ],
-                     *       "refundedAmount": 1500
+                     *       "refundedAmount": 1500,
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -8084,7 +8386,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8284,7 +8586,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8450,7 +8752,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9046,6 +9348,187 @@ export interface operations {
             };
         };
     };
+    postTestWalletCredit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": 1500
+                 *     }
+                 */
+                "application/json": components["schemas"]["TestWalletCreditRequestInput"];
+            };
+        };
+        responses: {
+            /** @description The new topup entry of the test ledger */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "led_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "type": "topup",
+                     *       "amount": 1500,
+                     *       "balanceAfter": 1500,
+                     *       "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "reference": "WIRE-2026-0042",
+                     *       "description": "description",
+                     *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LedgerEntry"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/test-mode-only",
+                     *       "title": "Test mode only",
+                     *       "status": 403,
+                     *       "code": "TEST_MODE_ONLY",
+                     *       "detail": "Test mode only.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "detail": "Payload too large.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Unsupported media type.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "detail": "Rate limited.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     postVerifyEmail: {
         parameters: {
             query?: never;
@@ -9356,9 +9839,11 @@ export interface operations {
                      *           "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
                      *           "reference": "WIRE-2026-0042",
                      *           "description": "description",
-                     *           "createdAt": "2026-11-24T09:30:00.000Z"
+                     *           "createdAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
-                     *       ]
+                     *       ],
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Wallet"];
@@ -9408,7 +9893,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9498,7 +9983,8 @@ export interface operations {
                      *           "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
                      *           "reference": "WIRE-2026-0042",
                      *           "description": "description",
-                     *           "createdAt": "2026-11-24T09:30:00.000Z"
+                     *           "createdAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "pagination": {
@@ -9556,7 +10042,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;

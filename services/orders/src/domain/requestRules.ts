@@ -28,6 +28,15 @@ export function checkOrderRequest(request: OrderRequest): OrderRequest {
   return request;
 }
 
+/**
+ * Which mode a list shows (contract §14): what the caller asked, else live
+ * only for an operator's list of every partner (no test order in a live
+ * view by omission), else the named account's own (already one mode).
+ */
+export function modeFilter(request: { partnerId: string; livemode?: boolean }): boolean | undefined {
+  return request.livemode ?? (request.partnerId === '' ? true : undefined);
+}
+
 /** Order lists default to 20 per page (contract §3). */
 export const defaultLimit = 20;
 
