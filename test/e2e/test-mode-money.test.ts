@@ -122,6 +122,23 @@ describe('test orders', () => {
     expect((await asKey(partner.testKey, '/partner/orders')).body.data.map((o: { id: string }) => o.id)).toEqual([testOrder.body.id]);
     expect((await asKey(partner.apiKey, '/partner/orders')).body.data.map((o: { id: string }) => o.id)).toEqual([liveOrder.body.id]);
   });
+
+  it('when a test key orders a group and a quote, then both use the test wallet, and the group\'s esims.csv is the test key\'s alone', async () => {
+    const partner = await testPartner();
+    await credit(partner.testKey, { amount: 10_000 });
+    const quote = await asKey(partner.testKey, '/partner/orders/quote', { body: { ...orderBody(planId), clientRequestId: undefined, quantity: 2 } });
+    expect(quote.status, quote.text).toBe(200);
+    expect(quote.body).toMatchObject({ quantity: 2, walletBalance: 10_000, sufficientBalance: true });
+    const group = await asKey(partner.testKey, '/partner/orders', { body: { ...orderBody(planId), quantity: 2 } });
+    expect(group.status, group.text).toBe(201);
+    expect(group.body).toMatchObject({ quantity: 2, livemode: false, walletBalance: 10_000 - group.body.price });
+    const done = await finalOrder(partner.testKey, group.body.id);
+    expect(done).toMatchObject({ status: 'provisioned', livemode: false });
+    const csv = await asKey(partner.testKey, `/partner/orders/${group.body.id}/esims.csv`);
+    expect(csv.status).toBe(200);
+    expect(csv.text.trim().split('\n')).toHaveLength(3);
+    expectProblem(await asKey(partner.apiKey, `/partner/orders/${group.body.id}/esims.csv`), 404, 'ORDER_NOT_FOUND');
+  });
 });
 
 describe('operators', () => {

@@ -96,6 +96,18 @@ describe('a test account in the partner RPCs', () => {
     await expect(client.createOrder(orderRequest(live, france.id, { iccid: testOrder.iccid! }))).rejects.toMatchObject({ code: 'ESIM_NOT_FOUND' });
   });
 
+  it('when a test account cancels its order, then the test wallet is refunded and order.cancelled says livemode false; the live wallet is untouched', async () => {
+    const { live, test } = accounts();
+    const order = await provisionedOrder(env, client, { partnerId: test, planId: france.id });
+    const before = { live: env.wallet.balanceOf(live), test: env.wallet.balanceOf(test) };
+    const answer = await client.cancelOrder({ partnerId: test, orderId: order.id });
+    expect(answer).toMatchObject({ alreadyCancelled: false, refundedAmount: order.price, order: { status: S.CANCELLED } });
+    expect(env.wallet.balanceOf(test)).toBe(before.test + Number(order.price));
+    expect(env.wallet.balanceOf(live)).toBe(before.live);
+    const cancelled = (await env.outboxFor(order.id)).find((event) => (event.payload.data as { type?: string }).type === 'order.cancelled')!;
+    expect(cancelled.payload.data).toMatchObject({ partnerId: test, payload: { order: { id: order.id, status: 'cancelled', livemode: false } } });
+  });
+
   it('when a test account is empty, then its order is INSUFFICIENT_BALANCE even though the live wallet has money', async () => {
     const live = env.partner(100_000);
     await expect(client.createOrder(orderRequest(accountIdOf(live, false), france.id))).rejects.toMatchObject({ code: 'INSUFFICIENT_BALANCE' });
