@@ -782,7 +782,7 @@ export interface paths {
          *     } });
          *     ```
          */
-        post: operations["postMeTestWalletCredit"];
+        post: operations["portalCreditTestWallet"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1547,7 +1547,7 @@ export interface paths {
          *     } });
          *     ```
          */
-        post: operations["postTestWalletCredit"];
+        post: operations["creditTestWallet"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6399,7 +6399,7 @@ export interface operations {
             };
         };
     };
-    postMeTestWalletCredit: {
+    portalCreditTestWallet: {
         parameters: {
             query?: {
                 /** @description `false` reads your test account (test mode, §14; open while your application is pending); absent or `true`, your live account */
@@ -10363,7 +10363,7 @@ export interface operations {
             };
         };
     };
-    postTestWalletCredit: {
+    creditTestWallet: {
         parameters: {
             query?: never;
             header?: never;
