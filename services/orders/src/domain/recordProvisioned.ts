@@ -2,8 +2,9 @@ import { enqueueEvent, PermanentEventError, type EventData, type EventEnvelope }
 import type { PoolClient } from '@esim/postgres';
 import type { Logger } from '@esim/telemetry';
 import { findOrder, markProvisioned, schema } from '../store/orderStore.js';
+import { wasWipedTestOrder } from '../store/testAccountStore.js';
 import { orderLogFields } from './customerLog.js';
-import { orderTimeToProvisioned, ordersProvisioned } from './metrics.js';
+import { modeOf, orderTimeToProvisioned, ordersProvisioned } from './metrics.js';
 import type { VisibleOrder } from './order.js';
 import { partnerOrderViewOf } from './partnerView.js';
 import { qrCodeOf } from './qrCode.js';
@@ -35,7 +36,13 @@ export async function applyProvisioned(
 ): Promise<boolean> {
   const { orderId, supplierReference, ...esim } = data;
   const order = await findOrder(db, orderId, { forUpdate: true });
-  if (!order) throw new PermanentEventError(`provisioning.succeeded for unknown order ${orderId}`);
+  if (!order) {
+    if (await wasWipedTestOrder(db, orderId)) {
+      logger.info({ orderId, ...source }, 'provisioning.succeeded for a wiped test order; ignored');
+      return false;
+    }
+    throw new PermanentEventError(`provisioning.succeeded for unknown order ${orderId}`);
+  }
   if (order.status !== 'processing') {
     const level = order.status === 'provisioned' ? 'info' : 'error';
     logger[level]({ orderId, status: order.status, ...source }, 'provisioning.succeeded for an order not processing; ignored');
@@ -59,8 +66,8 @@ export async function applyProvisioned(
   });
   // After provision.provisioned: notifications that arrived early announce their effects after it.
   await esimLifecycle.recordProvisioned(db, logger, provisioned);
-  ordersProvisioned.add(1);
-  orderTimeToProvisioned.record(Math.max(0, Date.now() - provisioned.createdAt.getTime()));
+  ordersProvisioned.add(1, modeOf(provisioned.partnerId));
+  orderTimeToProvisioned.record(Math.max(0, Date.now() - provisioned.createdAt.getTime()), modeOf(provisioned.partnerId));
   logger.info({ ...orderLogFields(provisioned), supplierReference, ...source }, 'order provisioned');
   return true;
 }
