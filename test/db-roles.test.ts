@@ -138,4 +138,12 @@ describe('a service role, as the migration Job grants it', () => {
     await expect(grantServiceRole({ ownerUrl: urlOf(owner), serviceUrl: urlOf(powerful, 'x'), schema: 'wallet' })).rejects.toThrow(/must not/);
     await expect(grantServiceRole({ ownerUrl: urlOf(owner), serviceUrl: urlOf(owner, 'x'), schema: 'wallet' })).resolves.toEqual({ role: owner, granted: false, reason: 'same-role-as-owner' });
   });
+
+  it('when the owner may not create roles, then the grant fails with a message saying what to do', async () => {
+    const weak = `esim_roles_weak_${tag}`;
+    roles['weak' as keyof typeof roles] = weak;
+    await superuser.query(`CREATE ROLE ${weak} LOGIN`);
+    await expect(grantServiceRole({ ownerUrl: urlOf(weak), serviceUrl: urlOf(`esim_roles_never_${tag}`, 'x'), schema: 'wallet' })).rejects.toThrow(/CREATEROLE/);
+    expect((await superuser.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [`esim_roles_never_${tag}`])).rowCount).toBe(0);
+  });
 });
