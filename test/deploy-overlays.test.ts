@@ -120,6 +120,31 @@ describe.skipIf(!onPath('kubectl'))('every overlay, rendered by kubectl kustomiz
       expect(migrationPolicy?.spec.egress?.map(portsOf)).toEqual([infrastructurePorts.postgres]);
     });
 
+    it('when services connect to Postgres, then each Deployment reads its own DATABASE_URL key, and its migration Job grants that role (SERVICE_DATABASE_URL, the same key)', () => {
+      const keyOf = (env: Array<{ name: string; valueFrom?: { secretKeyRef?: { key: string } } }> | undefined, name: string) =>
+        env?.find((variable) => variable.name === name)?.valueFrom?.secretKeyRef?.key;
+      const withDatabase = serviceList.filter((e) => e.needs.includes('postgres'));
+      const seen = new Set<string>();
+      for (const deployment of deploymentsOf(docs())) {
+        const name = deployment.metadata!.name!;
+        const key = keyOf(containersOf(deployment)[0]?.env as never, 'DATABASE_URL');
+        if (!withDatabase.some((e) => e.name === name)) {
+          expect(key, name).toBeUndefined();
+          continue;
+        }
+        expect(key, name).toBe(`${name.toUpperCase()}_DATABASE_URL`);
+        seen.add(key!);
+      }
+      expect(seen.size).toBe(withDatabase.length);
+      const jobs = ofKind(docs(), 'Job') as Array<{ metadata: { name: string }; spec: { template: { spec: { containers: Array<{ env: Array<{ name: string; valueFrom?: { secretKeyRef?: { key: string } } }> }> } } } }>;
+      for (const job of jobs) {
+        const service = job.metadata.name.replace(/-migrate$/, '');
+        expect(keyOf(job.spec.template.spec.containers[0]!.env, 'SERVICE_DATABASE_URL'), job.metadata.name).toBe(`${service.toUpperCase()}_DATABASE_URL`);
+      }
+      // No production pod reads the shared key any more: a leaked pod credential opens one schema, not seven.
+      expect(productionSecretKeys(serviceList).has('DATABASE_URL')).toBe(false);
+    });
+
     it('when partners reach the platform, then the Ingress exposes only the public paths of the public listener', () => {
       const [ingress, ...others] = ofKind(docs(), 'Ingress') as Array<{ spec: { rules: Array<{ http: { paths: Array<{ path: string; pathType: string; backend: { service: { name: string; port: { name: string } } } }> } }> } }>;
       expect(others).toEqual([]);

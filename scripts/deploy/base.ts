@@ -47,7 +47,8 @@ export function secretsExample(list: readonly ServiceEntry[]): string {
 #
 # Documents the ${secretName} Secret. NOT applied by any kustomization: create
 # the real one from your secret store before applying an overlay (the
-# production overlay also reads MIGRATION_DATABASE_URL, see
+# production overlay reads MIGRATION_DATABASE_URL and, instead of the shared
+# DATABASE_URL, one <SERVICE>_DATABASE_URL per service, each its own role: see
 # overlays/production/external-secret.example.yaml), e.g.
 #
 #   kubectl -n ${namespaceName} create secret generic ${secretName} \\

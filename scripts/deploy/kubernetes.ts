@@ -132,6 +132,17 @@ function spread(name: string): string {
     .join('\n');
 }
 
+/** The env list of a service's Deployment (its container 0), as the base writes it; overlays patch entries of it by index. */
+export function deploymentEnv(entry: ServiceEntry): string {
+  const grpcTls = usesGrpc(entry, serviceList.some((known) => known.name === entry.name) ? serviceList : [entry]);
+  return envList(entry, grpcTls ? { literal: grpcTlsEnv } : {});
+}
+
+/** Where `name` sits in the Deployment's env list (for a JSON patch), or -1. */
+export function deploymentEnvIndex(entry: ServiceEntry, name: string): number {
+  return [...deploymentEnv(entry).matchAll(/^- name: (\S+)$/gm)].findIndex((match) => match[1] === name);
+}
+
 export function deployment(entry: ServiceEntry): string {
   const grpcTls = usesGrpc(entry, serviceList.some((known) => known.name === entry.name) ? serviceList : [entry]);
   const ports = kindsOf(entry)
@@ -174,7 +185,7 @@ ${indent(spread(entry.name), 8)}
             - configMapRef:
                 name: ${configMapName}
           env:
-${indent(envList(entry, grpcTls ? { literal: grpcTlsEnv } : {}), 12)}
+${indent(deploymentEnv(entry), 12)}
           ports:
 ${indent(ports, 12)}
 ${indent(probes(entry), 10)}

@@ -7,9 +7,9 @@
  */
 import type { ServiceEntry } from '../launcher/services.js';
 import { envFile } from './base.js';
-import { containerSecurity, envList, labels, podSecurity, resourcesYaml, writableMounts, writableVolumes } from './kubernetes.js';
+import { containerSecurity, deploymentEnvIndex, envList, labels, podSecurity, resourcesYaml, writableMounts, writableVolumes } from './kubernetes.js';
 import { migrationResources } from './resources.js';
-import { generatedHeader, imageName, indent, infrastructurePorts, namespaceName, partOf, secretDoc, secretKeysOf, secretName } from './settings.js';
+import { constantCase, generatedHeader, imageName, indent, infrastructurePorts, namespaceName, partOf, secretDoc, secretKeysOf, secretName } from './settings.js';
 
 /** Services the HPA scales on CPU, with their ceiling: the request path (gateway, orders, wallet) and webhook delivery. */
 export const autoscaled: Record<string, { maxReplicas: number }> = {
@@ -81,6 +81,16 @@ export const productionSettings: Record<string, string> = {
 export const smdpSecretKeys = ['SMDP_ES2_URL', 'SMDP_REQUESTER_ID', 'CONNECTIVITY_URL'] as const;
 export const smdpSecretName = 'esim-smdp';
 
+/**
+ * One database role per service (#24): each Deployment connects with its own
+ * URL, from its own key of the Secret (`ORDERS_DATABASE_URL`…), whose user
+ * has rights on that service's schema only. The service's migration Job
+ * runs as the owner (MIGRATION_DATABASE_URL) and, after the migrations,
+ * creates or updates that role from the same URL (user and password) and
+ * grants it its schema (packages/postgres serviceRole.ts).
+ */
+export const serviceDatabaseKey = (entry: ServiceEntry) => `${constantCase(entry.name)}_DATABASE_URL`;
+
 const withPostgres = (list: readonly ServiceEntry[]) => list.filter((entry) => entry.needs.includes('postgres'));
 const nameRegex = (entries: readonly ServiceEntry[] | string[]) =>
   `^(${entries.map((entry) => (typeof entry === 'string' ? entry : entry.name)).join('|')})$`;
@@ -88,7 +98,9 @@ const nameRegex = (entries: readonly ServiceEntry[] | string[]) =>
 function migrationJob(entry: ServiceEntry): string {
   const name = `${entry.name}-migrate`;
   const jobLabels = labels(name, { 'app.kubernetes.io/component': 'migration' });
-  return `# Applies ${entry.name}'s schema (MIGRATE=only), as the DDL-capable role in MIGRATION_DATABASE_URL.
+  const serviceRole = `- name: SERVICE_DATABASE_URL\n  valueFrom:\n    secretKeyRef:\n      name: ${secretName}\n      key: ${serviceDatabaseKey(entry)}`;
+  return `# Applies ${entry.name}'s schema (MIGRATE=only), as the DDL-capable role in MIGRATION_DATABASE_URL, then creates or
+# updates the role in SERVICE_DATABASE_URL (${serviceDatabaseKey(entry)}, what ${entry.name}'s pods connect with) with rights on that schema only.
 apiVersion: batch/v1
 kind: Job
 metadata:
@@ -119,6 +131,7 @@ ${indent(podSecurity, 6)}
                 name: esim-config
           env:
 ${indent(envList(entry, { literal: { MIGRATE: 'only' }, secretKeys: { DATABASE_URL: 'MIGRATION_DATABASE_URL' } }), 12)}
+${indent(serviceRole, 12)}
 ${indent(resourcesYaml(migrationResources), 10)}
 ${indent(containerSecurity, 10)}
 ${indent(writableMounts, 10)}
@@ -235,6 +248,20 @@ function patches(list: readonly ServiceEntry[]): string {
   const scaled = list.filter((entry) => autoscaled[entry.name]);
   const natsUsers = list.filter((entry) => entry.needs.includes('nats'));
   const redisUsers = list.filter((entry) => entry.needs.includes('redis'));
+  const ownRole = withPostgres(list).map((entry) => {
+    const index = deploymentEnvIndex(entry, 'DATABASE_URL');
+    if (index < 0) throw new Error(`${entry.name} needs postgres but its Deployment has no DATABASE_URL`);
+    return `  - target:
+      kind: Deployment
+      name: "^(${entry.name})$"
+    patch: |-
+      - op: test
+        path: /spec/template/spec/containers/0/env/${index}/name
+        value: DATABASE_URL
+      - op: replace
+        path: /spec/template/spec/containers/0/env/${index}/valueFrom/secretKeyRef/key
+        value: ${serviceDatabaseKey(entry)}`;
+  });
   return `patches:
   # No two pods of a service on one node (the base only prefers it); zones stay a preference.
   - target:
@@ -269,6 +296,9 @@ function patches(list: readonly ServiceEntry[]): string {
           name: nats-credentials
           mountPath: ${natsMount}
           readOnly: true
+  # One database role per service (#24): each Deployment's DATABASE_URL from its own key, a role with rights on its
+  # schema only (its migration Job grants them). The test op fails the build if the base moves DATABASE_URL.
+${ownRole.join('\n')}
   # The Redis Cluster's password (REDIS_CLUSTER_NODES carries none) is a secret.
   - target:
       kind: Deployment
@@ -349,8 +379,14 @@ export function productionSecretKeys(list: readonly ServiceEntry[]): Map<string,
   const readers = new Map<string, string[]>();
   const add = (key: string, name: string) => readers.set(key, [...(readers.get(key) ?? []), name]);
   for (const entry of list) {
-    for (const key of secretKeysOf(entry)) add(key, entry.name);
-    if (entry.needs.includes('postgres')) add('MIGRATION_DATABASE_URL', `${entry.name}-migrate`);
+    for (const key of secretKeysOf(entry)) {
+      if (key !== 'DATABASE_URL') add(key, entry.name);
+    }
+    if (entry.needs.includes('postgres')) {
+      add('MIGRATION_DATABASE_URL', `${entry.name}-migrate`);
+      add(serviceDatabaseKey(entry), entry.name);
+      add(serviceDatabaseKey(entry), `${entry.name}-migrate`);
+    }
     if (entry.needs.includes('redis')) add('REDIS_PASSWORD', entry.name);
     if (entry.name === 'provisioning') for (const key of smdpSecretKeys) add(key, entry.name);
   }
@@ -358,7 +394,8 @@ export function productionSecretKeys(list: readonly ServiceEntry[]): Map<string,
 }
 
 const extraSecretDocs: Record<string, string> = {
-  MIGRATION_DATABASE_URL: 'the migration Jobs: a role that owns the schemas (DDL); the services use DATABASE_URL, a role with DML only.',
+  MIGRATION_DATABASE_URL:
+    'the migration Jobs: a role that owns the schemas (DDL) and may create roles (CREATEROLE), straight to Postgres; each service uses its own <SERVICE>_DATABASE_URL.',
   REDIS_PASSWORD: 'the password of the Redis Cluster behind REDIS_CLUSTER_NODES (its AUTH; the same on every node).',
   SMDP_ES2_URL: 'the SM-DP+ vendor\'s ES2+ base URL (https://…); never the simulator (provisioning refuses to start).',
   SMDP_REQUESTER_ID: 'this operator\'s functionRequesterIdentifier, as agreed with the SM-DP+ vendor.',
@@ -369,7 +406,9 @@ function externalSecret(list: readonly ServiceEntry[]): string {
   const keys = productionSecretKeys(list);
   const data = [...keys.entries()]
     .map(([key, readers]) => {
-      const doc = key in extraSecretDocs ? extraSecretDocs[key]! : secretDoc(key as Parameters<typeof secretDoc>[0]).doc.replace(/\n\s*#\s*/g, ' ');
+      const doc = key.endsWith('_DATABASE_URL') && key !== 'MIGRATION_DATABASE_URL'
+        ? `the service's own role (user and password; its migration Job creates it and grants it this service's schema only, DML).`
+        : key in extraSecretDocs ? extraSecretDocs[key]! : secretDoc(key as Parameters<typeof secretDoc>[0]).doc.replace(/\n\s*#\s*/g, ' ');
       return `    # ${readers.join(', ')}: ${doc}\n    - secretKey: ${key}\n      remoteRef:\n        key: esim/production\n        property: ${key}`;
     })
     .join('\n');

@@ -5,6 +5,7 @@ import { Bare, Shell, type Tab } from '../shared/shell.js';
 import { ApplicationsPage } from './pages/Applications.js';
 import { AuditPage } from './pages/Audit.js';
 import { DeliveriesPage } from './pages/Deliveries.js';
+import { OperatorsPage } from './pages/Operators.js';
 import { OrderDetailPage, OrdersPage } from './pages/Orders.js';
 import { PartnerPage } from './pages/Partner.js';
 import { PartnersPage } from './pages/Partners.js';
@@ -22,6 +23,7 @@ const tabs: Tab[] = [
   { id: 'orders', label: 'Orders' },
   { id: 'deliveries', label: 'Webhook deliveries' },
   { id: 'audit', label: 'Audit log' },
+  { id: 'operators', label: 'Operators' },
 ];
 
 export function App() {
@@ -70,6 +72,8 @@ export function App() {
         return <DeliveriesPage api={api} route={route} />;
       case 'audit':
         return <AuditPage api={api} route={route} />;
+      case 'operators':
+        return <OperatorsPage api={api} route={route} />;
       default:
         return <ApplicationsPage api={api} route={route} />;
     }

@@ -256,8 +256,11 @@ export const events = {
     data: z.object({
       action: z.string().min(1),
       target: z.string().min(1),
+      /** The authenticated actor (an operator id, `admin-token`, `partner:<id>`), from the credential, never a header. */
       operator: z.string(),
       requestId: z.string(),
+      /** The free-text X-Operator header: kept beside the actor as the entry's `note`, never taken as the actor (§10). */
+      note: z.string().max(100).default(''),
       details: z.record(z.string(), z.unknown()),
       occurredAt: z.string(),
     }),

@@ -73,7 +73,7 @@ describe('consumer metrics', () => {
 
   it('when the relay cannot publish, then the oldest unpublished event ages on /metrics beside the backlog', async () => {
     // No AUDIT stream exists in this namespace, so the relay's publish fails and the row stays.
-    const audit = { action: 'partner.approved', target: 'ptn_1', operator: 'ops', requestId: 'req_1', details: {}, occurredAt: new Date().toISOString() };
+    const audit = { action: 'partner.approved', target: 'ptn_1', operator: 'ops', requestId: 'req_1', note: '', details: {}, occurredAt: new Date().toISOString() };
     await withTransaction(infra.pool, (db) => enqueueEvent(db, infra.schema, 'audit.recorded', audit));
     await infra.pool.query(`UPDATE ${infra.schema}.outbox SET created_at = now() - interval '90 seconds' WHERE subject = 'audit.recorded'`);
     const relay = startOutboxRelay({ pool: infra.pool, schema: infra.schema, nc: infra.nc, ns: infra.ns, logger, pollMs: 50 });

@@ -3,3 +3,4 @@ export { ensureDatabase, migrate, pendingMigrations } from './migrate.js';
 export { pageWindow, maxPageLimit, type PageWindow } from './paging.js';
 export { listenFor, type Listener } from './listen.js';
 export { boundTransaction, DeadlinePassed } from './deadline.js';
+export { grantServiceRole, scramVerifier, migrationRecordTables, type ServiceRoleGrant, type ServiceRoleOutcome } from './serviceRole.js';

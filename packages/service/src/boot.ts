@@ -1,5 +1,5 @@
 import { migrateEventTables, pendingEventTableMigrations } from '@esim/events';
-import { migrate, pendingMigrations } from '@esim/postgres';
+import { grantServiceRole, migrate, pendingMigrations } from '@esim/postgres';
 import type { Logger } from '@esim/telemetry';
 import type { MigrateMode } from './env.js';
 
@@ -60,7 +60,9 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  * the event tables and the service's migrations (an advisory lock per schema
  * serialises replicas); `off` applies nothing and waits, polling, until the
  * migration Job has recorded every migration this build ships, so a pod
- * never serves on an older schema than its code expects.
+ * never serves on an older schema than its code expects. After migrating,
+ * `serviceUrl` (SERVICE_DATABASE_URL) names the service's own role, which
+ * is then given its schema and nothing else.
  */
 export async function prepareSchema(options: {
   mode: MigrateMode;
@@ -70,11 +72,17 @@ export async function prepareSchema(options: {
   logger: Logger;
   signal?: AbortSignal;
   pollMs?: number;
+  serviceUrl?: string | undefined;
 }): Promise<void> {
   const { mode, connectionString, schema, migrationsDir, logger, signal } = options;
   if (mode !== 'off') {
     await abortable(migrateEventTables(connectionString, schema), signal);
     await abortable(migrate({ connectionString, schema, dir: migrationsDir }), signal);
+    if (options.serviceUrl) {
+      const outcome = await abortable(grantServiceRole({ ownerUrl: connectionString, serviceUrl: options.serviceUrl, schema }), signal);
+      if (outcome.granted) logger.info({ schema, role: outcome.role }, `role ${outcome.role} may use schema ${schema} and nothing else`);
+      else logger.warn({ schema, role: outcome.role }, `SERVICE_DATABASE_URL names the migration role itself (${outcome.role}): no separate role to grant`);
+    }
     return;
   }
   let reported = '';

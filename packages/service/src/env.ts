@@ -26,6 +26,11 @@ export type MigrateMode = (typeof migrateModes)[number];
  *   service name) and key. Every gRPC server requires a client certificate
  *   of that CA, and each caller may call only its methods (@esim/grpc
  *   access.ts). Required in production; development uses var/pki.
+ * - SERVICE_DATABASE_URL: with MIGRATE=only or on-start, the URL the service's
+ *   pods connect with (a role of its own, #24): after migrating as
+ *   DATABASE_URL (the owner), the role is created or updated from it and
+ *   granted this schema only (@esim/postgres grantServiceRole). Unset: no
+ *   role is touched (one role for everything, as `npm start` runs).
  * - BOOT_ID: who this process is, reported by /readyz with the namespace; the
  *   launcher sets one per start and accepts no readiness answered by another
  *   process (a stranger holding the port). A random one by default.
@@ -44,6 +49,7 @@ export const runtimeEnv = {
   // Connections per process to Postgres; unset: the service's own size (sized for its consumers). Lower it when many
   // replicas share one server's max_connections (the clustered benchmark's sixteen processes) or sit behind PgBouncer.
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).optional(),
+  SERVICE_DATABASE_URL: optionalPath,
   BOOT_ID: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ or -').default(() => randomUUID()),
 };
 
@@ -82,6 +88,7 @@ export interface BaseConfig {
   SHUTDOWN_TIMEOUT_MS?: number;
   DATABASE_POOL_MAX?: number;
   BOOT_ID?: string;
+  SERVICE_DATABASE_URL?: string;
   GRPC_TLS_CA?: string;
   GRPC_TLS_CERT?: string;
   GRPC_TLS_KEY?: string;

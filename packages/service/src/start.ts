@@ -80,7 +80,15 @@ export async function startService<C extends BaseConfig>(
     let pool = notConnected as Pool;
     if (pg) {
       if (!config.DATABASE_URL) throw new Error(`${definition.name}: DATABASE_URL is required`);
-      await prepareSchema({ mode, connectionString: config.DATABASE_URL, schema: pg.schema, migrationsDir: pg.migrationsDir, logger, signal });
+      await prepareSchema({
+        mode,
+        connectionString: config.DATABASE_URL,
+        schema: pg.schema,
+        migrationsDir: pg.migrationsDir,
+        logger,
+        signal,
+        serviceUrl: config.SERVICE_DATABASE_URL,
+      });
     }
     if (mode === 'only') {
       return { name: definition.name, config, ports: { health: 0, http: {} }, facts: {}, mode: 'migrated', shutdownSteps: [], close: async () => {} };

@@ -30,7 +30,7 @@ function newPlan(overrides: Fields = {}): Fields {
   };
 }
 
-const audit = { operator: 'alice', requestId: 'req_test' };
+const audit = { operator: 'alice', requestId: 'req_test', note: 'ticket 42' };
 
 interface OutboxRow {
   subject: string;
@@ -70,6 +70,8 @@ describe('CreatePlan', () => {
       target: created.id,
       operator: 'alice',
       requestId: 'req_test',
+      // The X-Operator header travels as a note beside the actor (§10).
+      note: 'ticket 42',
       details: { name: 'Andorra 2 GB / 10 days', countries: ['AD', 'ES', 'FR'], region: 'Pyrenees', floorPrice: 499, active: true },
     });
     expect(rows[1]!.payload.data).toEqual({ planId: created.id, active: true });
@@ -157,7 +159,7 @@ describe('traveller facts (§5)', () => {
 describe('UpdatePlan', () => {
   it('when some fields are set, then only those change, and the audit entry lists just the changed fields', async () => {
     const created = await client.createPlan({ plan: newPlan({ region: 'Pyrenees' }), audit });
-    const updated = await client.updatePlan({ id: created.id, plan: { name: 'Andorra 3 GB / 10 days', dataMb: 3072, validityDays: 10 }, audit: { operator: 'bob', requestId: 'req_2' } });
+    const updated = await client.updatePlan({ id: created.id, plan: { name: 'Andorra 3 GB / 10 days', dataMb: 3072, validityDays: 10 }, audit: { operator: 'bob', requestId: 'req_2', note: '' } });
     expect(updated).toMatchObject({ ...created, name: 'Andorra 3 GB / 10 days', dataMb: 3072, updatedAt: expect.any(String) });
     expect(updated.updatedAt > created.updatedAt).toBe(true);
     const rows = await outboxFor(created.id);
@@ -166,7 +168,7 @@ describe('UpdatePlan', () => {
       ['audit.recorded', true],
       ['catalog.plan.changed', true],
     ]);
-    expect(last[0]!.payload.data).toMatchObject({ action: 'plan.updated', operator: 'bob', requestId: 'req_2', details: { name: 'Andorra 3 GB / 10 days', dataMb: 3072 } });
+    expect(last[0]!.payload.data).toMatchObject({ action: 'plan.updated', operator: 'bob', requestId: 'req_2', note: '', details: { name: 'Andorra 3 GB / 10 days', dataMb: 3072 } });
     expect(Object.keys(last[0]!.payload.data.details as object).sort()).toEqual(['dataMb', 'name']);
   });
 

@@ -190,7 +190,7 @@ export async function buildGateway({ config, logger, nc, ns: subjects, consume, 
       adminWebhookDeliveryRoutes(admin, { webhooks });
       adminWebhookEndpointRoutes(admin, { webhooks, allowInsecureWebhookUrls });
       adminDeadLetterRoutes(admin, { nc, ns: subjects });
-      adminReconciliationRoutes(admin, { orders });
+      adminReconciliationRoutes(admin, { orders, nc, ns: subjects });
     },
     { prefix: '/admin/v1' },
   );

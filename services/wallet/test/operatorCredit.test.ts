@@ -70,7 +70,9 @@ describe('TopUp', () => {
       target: partnerId,
       operator: 'alice',
       requestId: 'req_test',
-      details: { amount: 10_000, reference: 'WIRE-2026-0042', ledgerEntryId: result.entry!.id },
+      // The X-Operator header is the entry's note; the top-up's own text is its description, as on the ledger entry.
+      note: 'ticket 42',
+      details: { amount: 10_000, reference: 'WIRE-2026-0042', description: 'March prepayment', ledgerEntryId: result.entry!.id },
     });
   });
 

@@ -8,6 +8,7 @@ import { endpointCache } from './delivery/endpointCache.js';
 import { startEndpointChanges } from './delivery/endpointChanges.js';
 import { startRetention } from './delivery/retention.js';
 import { startDeliveryWorker } from './delivery/worker.js';
+import { resealEndpointSecrets } from './domain/resealEndpointSecrets.js';
 import { attemptDelivery, type AttemptDeps } from './domain/attemptDelivery.js';
 import { eventRetentionMs } from './domain/endpoint.js';
 import { recordEvent } from './domain/recordEvent.js';
@@ -50,6 +51,8 @@ export const webhooksService = defineService({
       logger,
     };
     const dataKey = deps.dataKey;
+    // Endpoint secrets sealed before #24 are bound to their account now (AES-GCM associated data).
+    await resealEndpointSecrets({ pool, dataKey });
     const partnersPort: PartnersPort = {
       async primaryOf(partnerId) {
         const { url, sealedSecret, email } = await partners.getWebhookEndpoint({ partnerId }, { deadlineMs: endpointLookupMs });

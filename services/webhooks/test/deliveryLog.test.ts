@@ -76,10 +76,10 @@ describe('RetryDelivery', () => {
     const eventId = await env.publish(paid(partner.id));
     expect(await eventually(async () => (await env.deliveryOf(eventId))?.status === 'no_endpoint', 10_000)).toBe(true);
     const { id } = (await env.deliveryOf(eventId))!;
-    await service.client.retryDelivery({ id, audit: { operator: 'alice', requestId: 'req_audit' } });
+    await service.client.retryDelivery({ id, audit: { operator: 'alice', requestId: 'req_audit', note: 'ticket 42' } });
     const rows = await env.query<{ payload: { data: Record<string, unknown> } }>(`SELECT payload FROM webhooks.outbox WHERE subject = 'audit.recorded'`);
     expect(rows.map((row) => row.payload.data)).toContainEqual(
-      expect.objectContaining({ action: 'webhook_delivery.retried', target: id, operator: 'alice', requestId: 'req_audit', details: expect.objectContaining({ partnerId: partner.id, eventId }) }),
+      expect.objectContaining({ action: 'webhook_delivery.retried', target: id, operator: 'alice', requestId: 'req_audit', note: 'ticket 42', details: expect.objectContaining({ partnerId: partner.id, eventId }) }),
     );
   });
 });

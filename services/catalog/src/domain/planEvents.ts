@@ -5,6 +5,8 @@ import type { Plan } from './plan.js';
 export interface AuditContext {
   operator: string;
   requestId: string;
+  /** The free-text X-Operator header, recorded as the entry's note; never the actor. */
+  note?: string;
 }
 
 /**
@@ -21,6 +23,7 @@ export async function recordPlanChange(
     target: change.plan.id,
     operator: change.audit.operator,
     requestId: change.audit.requestId,
+    note: change.audit.note ?? '',
     // Plans hold no secrets, so every changed field is logged with its new value.
     details: change.details,
     occurredAt: new Date().toISOString(),

@@ -21,9 +21,10 @@ type CatalogMethods = (typeof catalogV1.CatalogService)['method'];
 /** Transport only: each RPC converts its message, calls one use case, converts the answer. */
 export function catalogHandlers(deps: CatalogDeps): ServiceHandlers<CatalogMethods> {
   const { cache, currency } = deps;
-  const audit = (context: { operator: string; requestId: string } | undefined) => ({
+  const audit = (context: { operator: string; requestId: string; note: string } | undefined) => ({
     operator: context?.operator ?? '',
     requestId: context?.requestId ?? '',
+    note: context?.note ?? '',
   });
   return {
     async listPlans(request) {

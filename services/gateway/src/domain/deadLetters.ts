@@ -32,7 +32,7 @@ export function listDeadLetterPage(deps: DeadLetterDeps, query: { consumer?: str
  * once; a failed audit publish answers 503, and a retry (redriving what is
  * left, perhaps 0) records it then.
  */
-export async function redriveConsumer(deps: DeadLetterDeps, consumer: string, audit: { operator: string; requestId: string }): Promise<number> {
+export async function redriveConsumer(deps: DeadLetterDeps, consumer: string, audit: { operator: string; requestId: string; note: string }): Promise<number> {
   const known = await overJetStream('look the consumer up', () => isKnownConsumer(deps.nc, deps.ns, consumer));
   if (!known) throw new AppError('NOT_FOUND', `No consumer ${consumer} on this platform.`);
   const redriven = await overJetStream('redrive the dead letters', () => redriveDeadLetters({ ...deps, durable: consumer }));

@@ -50,4 +50,6 @@ export interface Reservation {
 export interface AuditContext {
   operator: string;
   requestId: string;
+  /** The free-text X-Operator header, recorded as the entry's note; never the actor. */
+  note?: string;
 }

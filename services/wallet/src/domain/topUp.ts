@@ -45,7 +45,8 @@ export async function topUp(deps: WalletDeps, input: TopUpInput): Promise<{ entr
         action: 'wallet.topup',
         partnerId: input.partnerId,
         audit: input.audit,
-        details: { amount: input.amount, reference: input.reference, note: note ?? null, ledgerEntryId: entry.id },
+        // The top-up's text is the entry's description; `note` in the audit log is the X-Operator header's.
+        details: { amount: input.amount, reference: input.reference, description: note ?? null, ledgerEntryId: entry.id },
       });
       return { entry, balance: entry.balanceAfter, created: true };
     });

@@ -30,6 +30,7 @@ export async function recordAudit(
     target: record.partnerId,
     operator: record.audit.operator,
     requestId: record.audit.requestId,
+    note: record.audit.note ?? '',
     details: record.details,
     occurredAt: new Date().toISOString(),
   });

@@ -34,6 +34,6 @@ export function reservationMessage(reservation: Reservation): Init<walletV1.Rese
 /** An int64 from the wire as a number; values beyond 2^53 lose precision but stay far outside every bound the domain checks. */
 export const amountOf = (value: bigint): number => Number(value);
 
-export function auditOf(context: { operator: string; requestId: string } | undefined): AuditContext {
-  return { operator: context?.operator ?? '', requestId: context?.requestId ?? '' };
+export function auditOf(context: { operator: string; requestId: string; note: string } | undefined): AuditContext {
+  return { operator: context?.operator ?? '', requestId: context?.requestId ?? '', note: context?.note ?? '' };
 }

@@ -41,7 +41,7 @@ export async function createTestEnv(): Promise<TestEnv> {
   };
 }
 
-export const audit = { operator: 'alice', requestId: 'req_test' };
+export const audit = { operator: 'alice', requestId: 'req_test', note: 'ticket 42' };
 
 /** A new partner with `amount` credited by an operator top-up (none when 0). */
 export async function fundedPartner(client: WalletClient, amount: number): Promise<string> {

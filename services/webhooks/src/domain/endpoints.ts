@@ -201,6 +201,7 @@ export async function auditEndpoint(
     target,
     operator: audit.operator,
     requestId: audit.requestId,
+    note: audit.note ?? '',
     details: { partnerId, ...details },
     occurredAt: new Date().toISOString(),
   });

@@ -4,6 +4,8 @@ import type { WebhookEndpoint } from './attemptDelivery.js';
 export interface AuditContext {
   operator: string;
   requestId: string;
+  /** The free-text X-Operator header, recorded as the entry's note; never the actor. */
+  note?: string;
 }
 
 /**

@@ -8,6 +8,8 @@ import type { Delivery } from './delivery.js';
 export interface AuditContext {
   operator: string;
   requestId: string;
+  /** The free-text X-Operator header, recorded as the entry's note; never the actor. */
+  note?: string;
 }
 
 /**
@@ -25,6 +27,7 @@ export async function retryDelivery(pool: Pool, id: string, audit: AuditContext)
       target: id,
       operator: audit.operator,
       requestId: audit.requestId,
+      note: audit.note ?? '',
       details: { partnerId: delivery.partnerId, eventId: delivery.eventId, eventType: delivery.eventType, attempts: delivery.attempts },
       occurredAt: new Date().toISOString(),
     });

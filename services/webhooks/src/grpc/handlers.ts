@@ -16,8 +16,8 @@ export interface WebhooksDeps {
   endpoints: EndpointDeps;
 }
 
-const auditOf = (audit: { operator: string; requestId: string } | undefined): AuditContext | undefined =>
-  audit ? { operator: audit.operator, requestId: audit.requestId } : undefined;
+const auditOf = (audit: { operator: string; requestId: string; note: string } | undefined): AuditContext | undefined =>
+  audit ? { operator: audit.operator, requestId: audit.requestId, note: audit.note } : undefined;
 const eventTypesOf = (request: { allEventTypes: boolean; eventTypes: string[] }) => (request.allEventTypes ? null : request.eventTypes);
 const withSecret = ({ endpoint, secret }: { endpoint: EndpointView; secret: string }) => ({ endpoint: endpointMessage(endpoint), secret });
 
@@ -37,7 +37,7 @@ export function webhooksHandlers(deps: WebhooksDeps): ServiceHandlers<WebhooksMe
       return { deliveries: deliveries.map(deliveryMessage), total };
     },
     async retryDelivery(request) {
-      const audit = { operator: request.audit?.operator ?? '', requestId: request.audit?.requestId ?? '' };
+      const audit = { operator: request.audit?.operator ?? '', requestId: request.audit?.requestId ?? '', note: request.audit?.note ?? '' };
       return deliveryMessage(await retryDelivery(deps.pool, request.id, audit));
     },
     async sendTestEvent(request) {

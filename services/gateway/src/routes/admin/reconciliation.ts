@@ -1,6 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { AppError } from '@esim/errors';
+import { publishEvent, type Namespace, type NatsConnection } from '@esim/events';
+import { auditContextOf } from '../../auth/adminAuth.js';
 import type { OrdersClient } from '../../backends.js';
 import { component } from '../../http/components.js';
 import { problems } from '../../http/schemas.js';
@@ -64,7 +67,7 @@ function runView(message: RunMessage) {
  * The reconciliation (contract §11): the wallet's ledger against the orders,
  * daily by itself and on demand here; every mismatch with what was done.
  */
-export function adminReconciliationRoutes(app: FastifyInstance, deps: { orders: OrdersClient }): void {
+export function adminReconciliationRoutes(app: FastifyInstance, deps: { orders: OrdersClient; nc: NatsConnection; ns: Namespace }): void {
   const typed = app.withTypeProvider<ZodTypeProvider>();
 
   typed.post(
@@ -78,7 +81,22 @@ export function adminReconciliationRoutes(app: FastifyInstance, deps: { orders: 
         response: { 200: run, ...problems(401, 503) },
       },
     },
-    async () => runView(await deps.orders.runReconciliation({ trigger: 'operator' }, { deadlineMs: runDeadlineMs })),
+    async (request) => {
+      const view = runView(await deps.orders.runReconciliation({ trigger: 'operator' }, { deadlineMs: runDeadlineMs }));
+      // The run moves money (releases, refunds): audited with the operator (§10). Published after the run, as the dead-letter
+      // redrive is (the gateway has no outbox); a failed publish answers 503 and a retry runs (finding nothing new) and records it.
+      const counts = Object.fromEntries(['released', 'refunded', 'flagged'].map((action) => [action, view.findings.filter((f) => f.action === action).length]));
+      await publishEvent(deps.nc, deps.ns, 'audit.recorded', {
+        action: 'reconciliation.run',
+        target: view.id,
+        ...auditContextOf(request),
+        details: { mismatches: view.mismatches, ...counts },
+        occurredAt: new Date().toISOString(),
+      }).catch((error: unknown) => {
+        throw new AppError('UNAVAILABLE', 'The run finished but its audit entry could not be recorded; retry.', { cause: error });
+      });
+      return view;
+    },
   );
 
   typed.get(
