@@ -302,6 +302,12 @@ export const events = {
       validityDays: z.number().int().positive().optional(),
       /** The plan's SM-DP+ profile type (contract §8); absent: provisioning's SMDP_PROFILE_TYPE. */
       profileType: z.string().min(1).max(256).optional(),
+      /**
+       * The customer's e-mail, on a test account's order only (contract §14's
+       * magic e-mails steer the simulator); a live customer's e-mail never
+       * travels to provisioning.
+       */
+      customerEmail: z.string().max(320).optional(),
     }),
   },
   /** The eSIM is stored on the order: the wallet captures the reservation. */

@@ -54,6 +54,9 @@ export async function startFakeProvisioning(): Promise<FakeProvisioning> {
       if (fake.mode === 'late') return { outcome: provisioningV1.RevokeOutcome.UNCONFIRMED, detail: 'no answer within 2000 ms' };
       return { outcome: provisioningV1.RevokeOutcome.REVOKED, detail: '' };
     },
+    async controlTestEsim() {
+      throw new AppError('UNAVAILABLE', 'the fake provisioning drives no simulator');
+    },
     async setSuspended(request) {
       if (fake.mode === 'down') throw new AppError('UNAVAILABLE', 'the fake provider is down');
       if (fake.mode === 'refuse') return { outcome: provisioningV1.SuspensionOutcome.NOT_SUSPENDABLE, suspended: false, detail: 'esim_revoked' };
