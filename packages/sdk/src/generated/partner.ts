@@ -604,6 +604,154 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/partner/me/test/esims/{iccid}/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test mode: the traveller deletes the profile (portal, on the test account)
+         * @description Acts on the partner’s test-mode eSIM. The test-mode simulator plays the traveller: the eSIM becomes `deleted` and `esim.deleted` is sent. 200 with the eSIM view once the resulting notifications are applied. An unknown, malformed, live or another partner’s ICCID: 404 ESIM_NOT_FOUND; 503 UNAVAILABLE when the simulator cannot act now.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X POST "$ESIM_URL/api/v1/partner/me/test/esims/8933000000000000001/delete" \
+         *       -H "Authorization: Bearer $PORTAL_TOKEN"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.POST('/api/v1/partner/me/test/esims/{iccid}/delete', { params: { path: { iccid: '8933000000000000001' } } });
+         *     ```
+         */
+        post: operations["portalTestDeleteEsim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/me/test/esims/{iccid}/expire": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test mode: the active bundle’s validity ends now (portal, on the test account)
+         * @description Acts on the partner’s test-mode eSIM. The test-mode simulator plays the traveller: the active bundle becomes `expired` and `esim.bundle_expired` is sent; the oldest queued bundle is next. 200 with the eSIM view once the resulting notifications are applied. An unknown, malformed, live or another partner’s ICCID: 404 ESIM_NOT_FOUND; 503 UNAVAILABLE when the simulator cannot act now.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X POST "$ESIM_URL/api/v1/partner/me/test/esims/8933000000000000001/expire" \
+         *       -H "Authorization: Bearer $PORTAL_TOKEN"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.POST('/api/v1/partner/me/test/esims/{iccid}/expire', { params: { path: { iccid: '8933000000000000001' } } });
+         *     ```
+         */
+        post: operations["portalTestExpireEsimBundle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/me/test/esims/{iccid}/install": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test mode: the traveller installs the eSIM (portal, on the test account)
+         * @description Acts on the partner’s test-mode eSIM. The test-mode simulator plays the traveller: the simulator’s SM-DP+ reports the profile installed: the eSIM becomes `installed` and `esim.installed` is sent. 200 with the eSIM view once the resulting notifications are applied. An unknown, malformed, live or another partner’s ICCID: 404 ESIM_NOT_FOUND; 503 UNAVAILABLE when the simulator cannot act now.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X POST "$ESIM_URL/api/v1/partner/me/test/esims/8933000000000000001/install" \
+         *       -H "Authorization: Bearer $PORTAL_TOKEN"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.POST('/api/v1/partner/me/test/esims/{iccid}/install', { params: { path: { iccid: '8933000000000000001' } } });
+         *     ```
+         */
+        post: operations["portalTestInstallEsim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/me/test/esims/{iccid}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test mode: the traveller uses data (portal, on the test account)
+         * @description Acts on the partner’s test-mode eSIM. The test-mode simulator plays the traveller: `addMb` megabytes are drawn from the active bundle, then the next queued ones (an eSIM never installed is installed first); `esim.usage_threshold` is sent at 80 % and 100 % of a bundle. 200 with the eSIM view once the resulting notifications are applied. An unknown, malformed, live or another partner’s ICCID: 404 ESIM_NOT_FOUND; 503 UNAVAILABLE when the simulator cannot act now.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X POST "$ESIM_URL/api/v1/partner/me/test/esims/8933000000000000001/usage" \
+         *       -H "Authorization: Bearer $PORTAL_TOKEN" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"addMb":1}'
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.POST('/api/v1/partner/me/test/esims/{iccid}/usage', { params: { path: { iccid: '8933000000000000001' } }, body: {
+         *       addMb: 1
+         *     } });
+         *     ```
+         */
+        post: operations["portalTestUseEsimData"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/partner/me/wallet": {
         parameters: {
             query?: never;
@@ -1329,6 +1477,154 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/partner/test/esims/{iccid}/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test mode: the traveller deletes the profile
+         * @description Test key only: a live key answers 403 TEST_MODE_ONLY. The test-mode simulator plays the traveller: the eSIM becomes `deleted` and `esim.deleted` is sent. 200 with the eSIM view once the resulting notifications are applied. An unknown, malformed, live or another partner’s ICCID: 404 ESIM_NOT_FOUND; 503 UNAVAILABLE when the simulator cannot act now.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X POST "$ESIM_URL/api/v1/partner/test/esims/8933000000000000001/delete" \
+         *       -H "Authorization: Bearer $ESIM_API_KEY"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.POST('/api/v1/partner/test/esims/{iccid}/delete', { params: { path: { iccid: '8933000000000000001' } } });
+         *     ```
+         */
+        post: operations["testDeleteEsim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/test/esims/{iccid}/expire": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test mode: the active bundle’s validity ends now
+         * @description Test key only: a live key answers 403 TEST_MODE_ONLY. The test-mode simulator plays the traveller: the active bundle becomes `expired` and `esim.bundle_expired` is sent; the oldest queued bundle is next. 200 with the eSIM view once the resulting notifications are applied. An unknown, malformed, live or another partner’s ICCID: 404 ESIM_NOT_FOUND; 503 UNAVAILABLE when the simulator cannot act now.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X POST "$ESIM_URL/api/v1/partner/test/esims/8933000000000000001/expire" \
+         *       -H "Authorization: Bearer $ESIM_API_KEY"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.POST('/api/v1/partner/test/esims/{iccid}/expire', { params: { path: { iccid: '8933000000000000001' } } });
+         *     ```
+         */
+        post: operations["testExpireEsimBundle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/test/esims/{iccid}/install": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test mode: the traveller installs the eSIM
+         * @description Test key only: a live key answers 403 TEST_MODE_ONLY. The test-mode simulator plays the traveller: the simulator’s SM-DP+ reports the profile installed: the eSIM becomes `installed` and `esim.installed` is sent. 200 with the eSIM view once the resulting notifications are applied. An unknown, malformed, live or another partner’s ICCID: 404 ESIM_NOT_FOUND; 503 UNAVAILABLE when the simulator cannot act now.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X POST "$ESIM_URL/api/v1/partner/test/esims/8933000000000000001/install" \
+         *       -H "Authorization: Bearer $ESIM_API_KEY"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.POST('/api/v1/partner/test/esims/{iccid}/install', { params: { path: { iccid: '8933000000000000001' } } });
+         *     ```
+         */
+        post: operations["testInstallEsim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/test/esims/{iccid}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test mode: the traveller uses data
+         * @description Test key only: a live key answers 403 TEST_MODE_ONLY. The test-mode simulator plays the traveller: `addMb` megabytes are drawn from the active bundle, then the next queued ones (an eSIM never installed is installed first); `esim.usage_threshold` is sent at 80 % and 100 % of a bundle. 200 with the eSIM view once the resulting notifications are applied. An unknown, malformed, live or another partner’s ICCID: 404 ESIM_NOT_FOUND; 503 UNAVAILABLE when the simulator cannot act now.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X POST "$ESIM_URL/api/v1/partner/test/esims/8933000000000000001/usage" \
+         *       -H "Authorization: Bearer $ESIM_API_KEY" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"addMb":1}'
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.POST('/api/v1/partner/test/esims/{iccid}/usage', { params: { path: { iccid: '8933000000000000001' } }, body: {
+         *       addMb: 1
+         *     } });
+         *     ```
+         */
+        post: operations["testUseEsimData"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/partner/verify-email": {
         parameters: {
             query?: never;
@@ -1845,7 +2141,7 @@ export interface components {
              * @description Stable machine-readable code
              * @enum {string}
              */
-            code: "VALIDATION_ERROR" | "MALFORMED_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INVALID_TOKEN" | "INVALID_CREDENTIALS" | "INSUFFICIENT_BALANCE" | "INSUFFICIENT_SCOPE" | "ACCOUNT_NOT_ACTIVE" | "NOT_FOUND" | "ORDER_NOT_FOUND" | "PARTNER_NOT_FOUND" | "PLAN_NOT_FOUND" | "ESIM_NOT_FOUND" | "EMAIL_ALREADY_REGISTERED" | "REQUEST_IN_PROGRESS" | "INVALID_STATE" | "ESIM_NOT_TOPPABLE" | "ESIM_NOT_SUSPENDABLE" | "ORDER_NOT_CANCELLABLE" | "EMAIL_NOT_VERIFIED" | "OPERATOR_ROLE_REQUIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_CONFLICT" | "PLAN_NOT_AVAILABLE" | "PLAN_NOT_COMPATIBLE" | "RATE_LIMITED" | "INTERNAL" | "UNAVAILABLE";
+            code: "VALIDATION_ERROR" | "MALFORMED_JSON" | "UNAUTHENTICATED" | "INVALID_API_KEY" | "INVALID_TOKEN" | "INVALID_CREDENTIALS" | "INSUFFICIENT_BALANCE" | "INSUFFICIENT_SCOPE" | "ACCOUNT_NOT_ACTIVE" | "TEST_MODE_ONLY" | "NOT_FOUND" | "ORDER_NOT_FOUND" | "PARTNER_NOT_FOUND" | "PLAN_NOT_FOUND" | "ESIM_NOT_FOUND" | "EMAIL_ALREADY_REGISTERED" | "REQUEST_IN_PROGRESS" | "INVALID_STATE" | "ESIM_NOT_TOPPABLE" | "ESIM_NOT_SUSPENDABLE" | "ORDER_NOT_CANCELLABLE" | "EMAIL_NOT_VERIFIED" | "OPERATOR_ROLE_REQUIRED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "IDEMPOTENCY_CONFLICT" | "PLAN_NOT_AVAILABLE" | "PLAN_NOT_COMPATIBLE" | "RATE_LIMITED" | "INTERNAL" | "UNAVAILABLE";
             detail: string;
             /** @description Every failing field, on validation errors */
             errors?: {
@@ -2151,7 +2447,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2351,7 +2647,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2518,7 +2814,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2704,7 +3000,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2947,7 +3243,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3705,7 +4001,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3905,7 +4201,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4072,7 +4368,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4258,7 +4554,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4501,7 +4797,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4753,7 +5049,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4915,7 +5211,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5058,7 +5354,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5306,6 +5602,914 @@ export interface operations {
             };
         };
     };
+    portalTestDeleteEsim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                iccid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "iccid": "8933000000000000001",
+                     *       "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "status": "released",
+                     *       "smdpAddress": "smdp.supplier.example",
+                     *       "matchingId": "MATCH-0001",
+                     *       "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
+                     *       "appleInstallUrl": "appleInstallUrl",
+                     *       "countries": [
+                     *         "FR"
+                     *       ],
+                     *       "region": "region",
+                     *       "usage": {
+                     *         "dataTotalMb": 1,
+                     *         "dataUsedMb": 1,
+                     *         "dataRemainingMb": 1,
+                     *         "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       },
+                     *       "bundles": [
+                     *         {
+                     *           "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "planId": "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "planName": "France 5 GB / 30 days",
+                     *           "dataMb": 1,
+                     *           "dataUsedMb": 1,
+                     *           "validityDays": 1,
+                     *           "status": "queued",
+                     *           "activatedAt": "2026-11-24T09:30:00.000Z",
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "eid": "eid",
+                     *       "lastError": {
+                     *         "at": "at",
+                     *         "notificationPoint": 1,
+                     *         "reasonCode": "reasonCode",
+                     *         "message": "Hello from the platform"
+                     *       },
+                     *       "suspended": true,
+                     *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Esim"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "detail": "Insufficient scope.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "detail": "Payload too large.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Unsupported media type.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "detail": "Rate limited.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    portalTestExpireEsimBundle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                iccid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "iccid": "8933000000000000001",
+                     *       "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "status": "released",
+                     *       "smdpAddress": "smdp.supplier.example",
+                     *       "matchingId": "MATCH-0001",
+                     *       "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
+                     *       "appleInstallUrl": "appleInstallUrl",
+                     *       "countries": [
+                     *         "FR"
+                     *       ],
+                     *       "region": "region",
+                     *       "usage": {
+                     *         "dataTotalMb": 1,
+                     *         "dataUsedMb": 1,
+                     *         "dataRemainingMb": 1,
+                     *         "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       },
+                     *       "bundles": [
+                     *         {
+                     *           "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "planId": "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "planName": "France 5 GB / 30 days",
+                     *           "dataMb": 1,
+                     *           "dataUsedMb": 1,
+                     *           "validityDays": 1,
+                     *           "status": "queued",
+                     *           "activatedAt": "2026-11-24T09:30:00.000Z",
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "eid": "eid",
+                     *       "lastError": {
+                     *         "at": "at",
+                     *         "notificationPoint": 1,
+                     *         "reasonCode": "reasonCode",
+                     *         "message": "Hello from the platform"
+                     *       },
+                     *       "suspended": true,
+                     *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Esim"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "detail": "Insufficient scope.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "detail": "Payload too large.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Unsupported media type.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "detail": "Rate limited.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    portalTestInstallEsim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                iccid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "iccid": "8933000000000000001",
+                     *       "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "status": "released",
+                     *       "smdpAddress": "smdp.supplier.example",
+                     *       "matchingId": "MATCH-0001",
+                     *       "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
+                     *       "appleInstallUrl": "appleInstallUrl",
+                     *       "countries": [
+                     *         "FR"
+                     *       ],
+                     *       "region": "region",
+                     *       "usage": {
+                     *         "dataTotalMb": 1,
+                     *         "dataUsedMb": 1,
+                     *         "dataRemainingMb": 1,
+                     *         "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       },
+                     *       "bundles": [
+                     *         {
+                     *           "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "planId": "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "planName": "France 5 GB / 30 days",
+                     *           "dataMb": 1,
+                     *           "dataUsedMb": 1,
+                     *           "validityDays": 1,
+                     *           "status": "queued",
+                     *           "activatedAt": "2026-11-24T09:30:00.000Z",
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "eid": "eid",
+                     *       "lastError": {
+                     *         "at": "at",
+                     *         "notificationPoint": 1,
+                     *         "reasonCode": "reasonCode",
+                     *         "message": "Hello from the platform"
+                     *       },
+                     *       "suspended": true,
+                     *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Esim"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "detail": "Insufficient scope.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "detail": "Payload too large.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Unsupported media type.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "detail": "Rate limited.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    portalTestUseEsimData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                iccid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "addMb": 1
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Megabytes the traveller used: a positive integer. */
+                    addMb: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "iccid": "8933000000000000001",
+                     *       "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "status": "released",
+                     *       "smdpAddress": "smdp.supplier.example",
+                     *       "matchingId": "MATCH-0001",
+                     *       "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
+                     *       "appleInstallUrl": "appleInstallUrl",
+                     *       "countries": [
+                     *         "FR"
+                     *       ],
+                     *       "region": "region",
+                     *       "usage": {
+                     *         "dataTotalMb": 1,
+                     *         "dataUsedMb": 1,
+                     *         "dataRemainingMb": 1,
+                     *         "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       },
+                     *       "bundles": [
+                     *         {
+                     *           "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "planId": "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "planName": "France 5 GB / 30 days",
+                     *           "dataMb": 1,
+                     *           "dataUsedMb": 1,
+                     *           "validityDays": 1,
+                     *           "status": "queued",
+                     *           "activatedAt": "2026-11-24T09:30:00.000Z",
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "eid": "eid",
+                     *       "lastError": {
+                     *         "at": "at",
+                     *         "notificationPoint": 1,
+                     *         "reasonCode": "reasonCode",
+                     *         "message": "Hello from the platform"
+                     *       },
+                     *       "suspended": true,
+                     *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Esim"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "detail": "Insufficient scope.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "detail": "Payload too large.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Unsupported media type.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "detail": "Rate limited.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     portalGetWallet: {
         parameters: {
             query?: never;
@@ -5386,7 +6590,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5534,7 +6738,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5689,7 +6893,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5828,7 +7032,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6003,7 +7207,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6181,7 +7385,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6395,7 +7599,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6595,7 +7799,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6802,7 +8006,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7006,7 +8210,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7189,7 +8393,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7403,7 +8607,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7646,7 +8850,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7903,7 +9107,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8084,7 +9288,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8284,7 +9488,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8450,7 +9654,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9046,6 +10250,914 @@ export interface operations {
             };
         };
     };
+    testDeleteEsim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                iccid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "iccid": "8933000000000000001",
+                     *       "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "status": "released",
+                     *       "smdpAddress": "smdp.supplier.example",
+                     *       "matchingId": "MATCH-0001",
+                     *       "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
+                     *       "appleInstallUrl": "appleInstallUrl",
+                     *       "countries": [
+                     *         "FR"
+                     *       ],
+                     *       "region": "region",
+                     *       "usage": {
+                     *         "dataTotalMb": 1,
+                     *         "dataUsedMb": 1,
+                     *         "dataRemainingMb": 1,
+                     *         "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       },
+                     *       "bundles": [
+                     *         {
+                     *           "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "planId": "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "planName": "France 5 GB / 30 days",
+                     *           "dataMb": 1,
+                     *           "dataUsedMb": 1,
+                     *           "validityDays": 1,
+                     *           "status": "queued",
+                     *           "activatedAt": "2026-11-24T09:30:00.000Z",
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "eid": "eid",
+                     *       "lastError": {
+                     *         "at": "at",
+                     *         "notificationPoint": 1,
+                     *         "reasonCode": "reasonCode",
+                     *         "message": "Hello from the platform"
+                     *       },
+                     *       "suspended": true,
+                     *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Esim"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/test-mode-only",
+                     *       "title": "Test mode only",
+                     *       "status": 403,
+                     *       "code": "TEST_MODE_ONLY",
+                     *       "detail": "Test mode only.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "detail": "Payload too large.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Unsupported media type.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "detail": "Rate limited.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    testExpireEsimBundle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                iccid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "iccid": "8933000000000000001",
+                     *       "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "status": "released",
+                     *       "smdpAddress": "smdp.supplier.example",
+                     *       "matchingId": "MATCH-0001",
+                     *       "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
+                     *       "appleInstallUrl": "appleInstallUrl",
+                     *       "countries": [
+                     *         "FR"
+                     *       ],
+                     *       "region": "region",
+                     *       "usage": {
+                     *         "dataTotalMb": 1,
+                     *         "dataUsedMb": 1,
+                     *         "dataRemainingMb": 1,
+                     *         "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       },
+                     *       "bundles": [
+                     *         {
+                     *           "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "planId": "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "planName": "France 5 GB / 30 days",
+                     *           "dataMb": 1,
+                     *           "dataUsedMb": 1,
+                     *           "validityDays": 1,
+                     *           "status": "queued",
+                     *           "activatedAt": "2026-11-24T09:30:00.000Z",
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "eid": "eid",
+                     *       "lastError": {
+                     *         "at": "at",
+                     *         "notificationPoint": 1,
+                     *         "reasonCode": "reasonCode",
+                     *         "message": "Hello from the platform"
+                     *       },
+                     *       "suspended": true,
+                     *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Esim"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/test-mode-only",
+                     *       "title": "Test mode only",
+                     *       "status": 403,
+                     *       "code": "TEST_MODE_ONLY",
+                     *       "detail": "Test mode only.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "detail": "Payload too large.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Unsupported media type.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "detail": "Rate limited.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    testInstallEsim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                iccid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "iccid": "8933000000000000001",
+                     *       "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "status": "released",
+                     *       "smdpAddress": "smdp.supplier.example",
+                     *       "matchingId": "MATCH-0001",
+                     *       "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
+                     *       "appleInstallUrl": "appleInstallUrl",
+                     *       "countries": [
+                     *         "FR"
+                     *       ],
+                     *       "region": "region",
+                     *       "usage": {
+                     *         "dataTotalMb": 1,
+                     *         "dataUsedMb": 1,
+                     *         "dataRemainingMb": 1,
+                     *         "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       },
+                     *       "bundles": [
+                     *         {
+                     *           "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "planId": "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "planName": "France 5 GB / 30 days",
+                     *           "dataMb": 1,
+                     *           "dataUsedMb": 1,
+                     *           "validityDays": 1,
+                     *           "status": "queued",
+                     *           "activatedAt": "2026-11-24T09:30:00.000Z",
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "eid": "eid",
+                     *       "lastError": {
+                     *         "at": "at",
+                     *         "notificationPoint": 1,
+                     *         "reasonCode": "reasonCode",
+                     *         "message": "Hello from the platform"
+                     *       },
+                     *       "suspended": true,
+                     *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Esim"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/test-mode-only",
+                     *       "title": "Test mode only",
+                     *       "status": 403,
+                     *       "code": "TEST_MODE_ONLY",
+                     *       "detail": "Test mode only.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "detail": "Payload too large.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Unsupported media type.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "detail": "Rate limited.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    testUseEsimData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                iccid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "addMb": 1
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Megabytes the traveller used: a positive integer. */
+                    addMb: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "iccid": "8933000000000000001",
+                     *       "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "status": "released",
+                     *       "smdpAddress": "smdp.supplier.example",
+                     *       "matchingId": "MATCH-0001",
+                     *       "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
+                     *       "appleInstallUrl": "appleInstallUrl",
+                     *       "countries": [
+                     *         "FR"
+                     *       ],
+                     *       "region": "region",
+                     *       "usage": {
+                     *         "dataTotalMb": 1,
+                     *         "dataUsedMb": 1,
+                     *         "dataRemainingMb": 1,
+                     *         "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       },
+                     *       "bundles": [
+                     *         {
+                     *           "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "planId": "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "planName": "France 5 GB / 30 days",
+                     *           "dataMb": 1,
+                     *           "dataUsedMb": 1,
+                     *           "validityDays": 1,
+                     *           "status": "queued",
+                     *           "activatedAt": "2026-11-24T09:30:00.000Z",
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "eid": "eid",
+                     *       "lastError": {
+                     *         "at": "at",
+                     *         "notificationPoint": 1,
+                     *         "reasonCode": "reasonCode",
+                     *         "message": "Hello from the platform"
+                     *       },
+                     *       "suspended": true,
+                     *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Esim"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/test-mode-only",
+                     *       "title": "Test mode only",
+                     *       "status": 403,
+                     *       "code": "TEST_MODE_ONLY",
+                     *       "detail": "Test mode only.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "detail": "Payload too large.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Unsupported media type.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "detail": "Rate limited.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     postVerifyEmail: {
         parameters: {
             query?: never;
@@ -9408,7 +11520,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9556,7 +11668,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
             403: {
                 headers: {
                     [name: string]: unknown;
