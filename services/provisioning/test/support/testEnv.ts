@@ -28,6 +28,8 @@ export interface TestEnv extends Pick<TestInfra, 'databaseUrl' | 'pool' | 'clean
    * otherwise, to get past the duplicate window on purpose).
    */
   publishPaid(data: Pick<EventData<'orders.order.paid'>, 'orderId' | 'supplierSku'> & Partial<Pick<EventData<'orders.order.paid'>, 'partnerId' | 'customerEmail' | 'kind' | 'iccid' | 'dataMb' | 'validityDays'>>, options?: { eventId?: string; msgId?: string; occurredAt?: string }): Promise<EventEnvelope<'orders.order.paid'>>;
+  /** Publishes any contract event into the namespace, as its owner's relay would. */
+  publish: TestInfra['publish'];
   /** A gRPC client to the running instance's ProvisioningService. */
   client(running: RunningService<Config>): ProvisioningClient;
   /** Result events provisioning wrote to its outbox for the order, oldest first. */
@@ -69,6 +71,7 @@ export async function createTestEnv(): Promise<TestEnv> {
       return rows.map((row) => row.payload);
     },
     supplierCall: (orderId) => findSupplierCall(pool, orderId),
+    publish: (type, data, options) => infra.publish(type, data, options),
     client: (running) => infra.client(provisioningV1.ProvisioningService, running),
     async settled() {
       const jsm = await jetstreamManager(await infra.nats());
