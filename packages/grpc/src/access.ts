@@ -58,7 +58,7 @@ export const grpcCallers: Readonly<Record<string, Readonly<Record<string, readon
       'ListAuditEntries',
     ],
     'catalog.v1.CatalogService': ['ListPlans', 'AdminListPlans', 'AdminGetPlan', 'CreatePlan', 'UpdatePlan'],
-    'wallet.v1.WalletService': ['GetWallet', 'ListLedger', 'TopUp', 'Adjust', 'SetLowBalanceThreshold', 'GetLowBalanceThreshold'],
+    'wallet.v1.WalletService': ['GetWallet', 'ListLedger', 'TopUp', 'Adjust', 'SetLowBalanceThreshold', 'GetLowBalanceThreshold', 'CreditTestWallet'],
     'orders.v1.OrdersService': ['CreateOrder', 'GetOrder', 'ListOrders', 'CancelOrder', 'GetEsim', 'ListEsims', 'RecordSupplierNotification', 'SetEsimSuspended', 'DriveTestEsim', 'RunReconciliation', 'ListReconciliationRuns', 'QuoteOrder'],
     'webhooks.v1.WebhooksService': [
       'ListDeliveries',

@@ -14,6 +14,8 @@ export interface components {
                     dataMb: number;
                     dataUsedMb: number;
                     expiresAt: string | null;
+                    /** @default true */
+                    livemode: boolean;
                     orderId: string;
                     planId: string;
                     planName: string;
@@ -29,6 +31,8 @@ export interface components {
                         dataMb: number;
                         dataUsedMb: number;
                         expiresAt: string | null;
+                        /** @default true */
+                        livemode: boolean;
                         orderId: string;
                         planId: string;
                         planName: string;
@@ -48,6 +52,8 @@ export interface components {
                         notificationPoint: number;
                         reasonCode: string | null;
                     } | null;
+                    /** @default true */
+                    livemode: boolean;
                     matchingId: string;
                     orderId: string;
                     region: string | null;
@@ -82,6 +88,8 @@ export interface components {
                         dataMb: number;
                         dataUsedMb: number;
                         expiresAt: string | null;
+                        /** @default true */
+                        livemode: boolean;
                         orderId: string;
                         planId: string;
                         planName: string;
@@ -101,6 +109,8 @@ export interface components {
                         notificationPoint: number;
                         reasonCode: string | null;
                     } | null;
+                    /** @default true */
+                    livemode: boolean;
                     matchingId: string;
                     orderId: string;
                     region: string | null;
@@ -135,6 +145,8 @@ export interface components {
                         dataMb: number;
                         dataUsedMb: number;
                         expiresAt: string | null;
+                        /** @default true */
+                        livemode: boolean;
                         orderId: string;
                         planId: string;
                         planName: string;
@@ -154,6 +166,8 @@ export interface components {
                         notificationPoint: number;
                         reasonCode: string | null;
                     } | null;
+                    /** @default true */
+                    livemode: boolean;
                     matchingId: string;
                     orderId: string;
                     region: string | null;
@@ -188,6 +202,8 @@ export interface components {
                         dataMb: number;
                         dataUsedMb: number;
                         expiresAt: string | null;
+                        /** @default true */
+                        livemode: boolean;
                         orderId: string;
                         planId: string;
                         planName: string;
@@ -207,6 +223,8 @@ export interface components {
                         notificationPoint: number;
                         reasonCode: string | null;
                     } | null;
+                    /** @default true */
+                    livemode: boolean;
                     matchingId: string;
                     orderId: string;
                     region: string | null;
@@ -241,6 +259,8 @@ export interface components {
                         dataMb: number;
                         dataUsedMb: number;
                         expiresAt: string | null;
+                        /** @default true */
+                        livemode: boolean;
                         orderId: string;
                         planId: string;
                         planName: string;
@@ -260,6 +280,8 @@ export interface components {
                         notificationPoint: number;
                         reasonCode: string | null;
                     } | null;
+                    /** @default true */
+                    livemode: boolean;
                     matchingId: string;
                     orderId: string;
                     region: string | null;
@@ -294,6 +316,8 @@ export interface components {
                         dataMb: number;
                         dataUsedMb: number;
                         expiresAt: string | null;
+                        /** @default true */
+                        livemode: boolean;
                         orderId: string;
                         planId: string;
                         planName: string;
@@ -313,6 +337,8 @@ export interface components {
                         notificationPoint: number;
                         reasonCode: string | null;
                     } | null;
+                    /** @default true */
+                    livemode: boolean;
                     matchingId: string;
                     orderId: string;
                     region: string | null;
@@ -344,6 +370,8 @@ export interface components {
                     dataMb: number;
                     dataUsedMb: number;
                     expiresAt: string | null;
+                    /** @default true */
+                    livemode: boolean;
                     orderId: string;
                     planId: string;
                     planName: string;
@@ -359,6 +387,8 @@ export interface components {
                         dataMb: number;
                         dataUsedMb: number;
                         expiresAt: string | null;
+                        /** @default true */
+                        livemode: boolean;
                         orderId: string;
                         planId: string;
                         planName: string;
@@ -378,6 +408,8 @@ export interface components {
                         notificationPoint: number;
                         reasonCode: string | null;
                     } | null;
+                    /** @default true */
+                    livemode: boolean;
                     matchingId: string;
                     orderId: string;
                     region: string | null;
@@ -407,6 +439,8 @@ export interface components {
             createdAt: string;
             description: string | null;
             id: string;
+            /** @default true */
+            livemode: boolean;
             orderId: string | null;
             reference: string | null;
             /** @enum {string} */
@@ -532,6 +566,8 @@ export interface components {
             id: string;
             /** @enum {string} */
             kind: "esim" | "topup";
+            /** @default true */
+            livemode: boolean;
             phoneNumber: string;
             planId: string;
             planName: string;

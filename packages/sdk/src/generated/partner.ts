@@ -897,6 +897,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/partner/me/test/wallet/credit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Credit your test wallet (portal)
+         * @description Test mode only (§14): adds `amount` minor units to the test wallet as a `topup` ledger entry and sends the `wallet.credited` test event. The portal twin always credits the partner’s test wallet.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X POST "$ESIM_URL/api/v1/partner/me/test/wallet/credit" \
+         *       -H "Authorization: Bearer $PORTAL_TOKEN" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"amount":1500}'
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.POST('/api/v1/partner/me/test/wallet/credit', { body: {
+         *       amount: 1500
+         *     } });
+         *     ```
+         */
+        post: operations["postMeTestWalletCredit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/partner/me/wallet": {
         parameters: {
             query?: never;
@@ -1770,6 +1810,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/partner/test/wallet/credit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Credit your test wallet
+         * @description Test mode only (§14): adds `amount` minor units to the test wallet as a `topup` ledger entry and sends the `wallet.credited` test event. A live key answers 403 TEST_MODE_ONLY. Each call credits again (no idempotency key).
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X POST "$ESIM_URL/api/v1/partner/test/wallet/credit" \
+         *       -H "Authorization: Bearer $ESIM_API_KEY" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"amount":1500}'
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.POST('/api/v1/partner/test/wallet/credit', { body: {
+         *       amount: 1500
+         *     } });
+         *     ```
+         */
+        post: operations["postTestWalletCredit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/partner/verify-email": {
         parameters: {
             query?: never;
@@ -1985,6 +2065,8 @@ export interface components {
             dataUsedMb: number;
             /** @description activatedAt + validityDays */
             expiresAt: string | null;
+            /** @description false for test mode (a test key’s data, contract §14); true for live */
+            livemode: boolean;
             /** @description The order that bought it: the eSIM’s first order or a top-up */
             orderId: string;
             planId: string;
@@ -2017,6 +2099,8 @@ export interface components {
                 /** @description SGP.22 reason code, e.g. 4.2 */
                 reasonCode: string | null;
             } | null;
+            /** @description false for test mode (a test key’s data, contract §14); true for live */
+            livemode: boolean;
             matchingId: string;
             /** @description The order that issued it */
             orderId: string;
@@ -2064,6 +2148,8 @@ export interface components {
             createdAt: string;
             description: string | null;
             id: string;
+            /** @description false for test mode (a test key’s data, contract §14); true for live */
+            livemode: boolean;
             orderId: string | null;
             /** @description The bank transfer reference of a topup */
             reference: string | null;
@@ -2104,6 +2190,8 @@ export interface components {
              * @enum {string}
              */
             kind: "esim" | "topup";
+            /** @description false for test mode (a test key’s data, contract §14); true for live */
+            livemode: boolean;
             phoneNumber: string;
             planId: string;
             planName: string;
@@ -2140,6 +2228,8 @@ export interface components {
              * @enum {string}
              */
             kind: "esim" | "topup";
+            /** @description false for test mode (a test key’s data, contract §14); true for live */
+            livemode: boolean;
             phoneNumber: string;
             planId: string;
             planName: string;
@@ -2394,6 +2484,9 @@ export interface components {
             accountId: string;
             requestedAt: string;
         };
+        TestWalletCreditRequestInput: {
+            amount: number;
+        };
         TestWebhookSecret: {
             /** @description whsec_…: your test signing secret, shown this once; it replaces the previous one at once */
             secret: string;
@@ -2404,6 +2497,8 @@ export interface components {
             currency: string;
             /** @description The 50 most recent entries, newest first */
             ledger: components["schemas"]["LedgerEntry"][];
+            /** @description false for test mode (a test key’s data, contract §14); true for live */
+            livemode: boolean;
         };
         WebhookDelivery: {
             /** @description HTTP attempts made so far */
@@ -2749,7 +2844,8 @@ export interface operations {
                      *               "validityDays": 1,
                      *               "status": "queued",
                      *               "activatedAt": "2026-11-24T09:30:00.000Z",
-                     *               "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *               "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *               "livemode": true
                      *             }
                      *           ],
                      *           "eid": "eid",
@@ -2761,7 +2857,8 @@ export interface operations {
                      *           },
                      *           "suspended": true,
                      *           "createdAt": "2026-11-24T09:30:00.000Z",
-                     *           "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *           "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "pagination": {
@@ -2924,7 +3021,8 @@ export interface operations {
                      *           "validityDays": 1,
                      *           "status": "queued",
                      *           "activatedAt": "2026-11-24T09:30:00.000Z",
-                     *           "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "eid": "eid",
@@ -2936,7 +3034,8 @@ export interface operations {
                      *       },
                      *       "suspended": true,
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Esim"];
@@ -3110,7 +3209,8 @@ export interface operations {
                      *           "validityDays": 1,
                      *           "status": "queued",
                      *           "activatedAt": "2026-11-24T09:30:00.000Z",
-                     *           "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "eid": "eid",
@@ -3122,7 +3222,8 @@ export interface operations {
                      *       },
                      *       "suspended": true,
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Esim"];
@@ -3353,7 +3454,8 @@ export interface operations {
                      *           "validityDays": 1,
                      *           "status": "queued",
                      *           "activatedAt": "2026-11-24T09:30:00.000Z",
-                     *           "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "eid": "eid",
@@ -3365,7 +3467,8 @@ export interface operations {
                      *       },
                      *       "suspended": true,
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Esim"];
@@ -4326,7 +4429,8 @@ export interface operations {
                      *               "validityDays": 1,
                      *               "status": "queued",
                      *               "activatedAt": "2026-11-24T09:30:00.000Z",
-                     *               "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *               "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *               "livemode": true
                      *             }
                      *           ],
                      *           "eid": "eid",
@@ -4338,7 +4442,8 @@ export interface operations {
                      *           },
                      *           "suspended": true,
                      *           "createdAt": "2026-11-24T09:30:00.000Z",
-                     *           "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *           "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "pagination": {
@@ -4504,7 +4609,8 @@ export interface operations {
                      *           "validityDays": 1,
                      *           "status": "queued",
                      *           "activatedAt": "2026-11-24T09:30:00.000Z",
-                     *           "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "eid": "eid",
@@ -4516,7 +4622,8 @@ export interface operations {
                      *       },
                      *       "suspended": true,
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Esim"];
@@ -4693,7 +4800,8 @@ export interface operations {
                      *           "validityDays": 1,
                      *           "status": "queued",
                      *           "activatedAt": "2026-11-24T09:30:00.000Z",
-                     *           "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "eid": "eid",
@@ -4705,7 +4813,8 @@ export interface operations {
                      *       },
                      *       "suspended": true,
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Esim"];
@@ -4939,7 +5048,8 @@ export interface operations {
                      *           "validityDays": 1,
                      *           "status": "queued",
                      *           "activatedAt": "2026-11-24T09:30:00.000Z",
-                     *           "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "eid": "eid",
@@ -4951,7 +5061,8 @@ export interface operations {
                      *       },
                      *       "suspended": true,
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Esim"];
@@ -5197,7 +5308,8 @@ export interface operations {
                      *               "appleInstallUrl": "appleInstallUrl"
                      *             }
                      *           ],
-                     *           "refundedAmount": 1500
+                     *           "refundedAmount": 1500,
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "pagination": {
@@ -5370,7 +5482,8 @@ export interface operations {
                      *           "appleInstallUrl": "appleInstallUrl"
                      *         }
                      *       ],
-                     *       "refundedAmount": 1500
+                     *       "refundedAmount": 1500,
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -6631,7 +6744,8 @@ export interface operations {
                      *           "validityDays": 1,
                      *           "status": "queued",
                      *           "activatedAt": "2026-11-24T09:30:00.000Z",
-                     *           "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "eid": "eid",
@@ -6643,7 +6757,8 @@ export interface operations {
                      *       },
                      *       "suspended": true,
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Esim"];
@@ -6858,7 +6973,8 @@ export interface operations {
                      *           "validityDays": 1,
                      *           "status": "queued",
                      *           "activatedAt": "2026-11-24T09:30:00.000Z",
-                     *           "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "eid": "eid",
@@ -6870,7 +6986,8 @@ export interface operations {
                      *       },
                      *       "suspended": true,
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Esim"];
@@ -7085,7 +7202,8 @@ export interface operations {
                      *           "validityDays": 1,
                      *           "status": "queued",
                      *           "activatedAt": "2026-11-24T09:30:00.000Z",
-                     *           "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "eid": "eid",
@@ -7097,7 +7215,8 @@ export interface operations {
                      *       },
                      *       "suspended": true,
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Esim"];
@@ -7324,7 +7443,8 @@ export interface operations {
                      *           "validityDays": 1,
                      *           "status": "queued",
                      *           "activatedAt": "2026-11-24T09:30:00.000Z",
-                     *           "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "eid": "eid",
@@ -7336,7 +7456,8 @@ export interface operations {
                      *       },
                      *       "suspended": true,
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Esim"];
@@ -7502,6 +7623,190 @@ export interface operations {
             };
         };
     };
+    postMeTestWalletCredit: {
+        parameters: {
+            query?: {
+                /** @description `false` reads your test account (test mode, §14; open while your application is pending); absent or `true`, your live account */
+                livemode?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": 1500
+                 *     }
+                 */
+                "application/json": components["schemas"]["TestWalletCreditRequestInput"];
+            };
+        };
+        responses: {
+            /** @description The new topup entry of the test ledger */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "led_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "type": "topup",
+                     *       "amount": 1500,
+                     *       "balanceAfter": 1500,
+                     *       "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "reference": "WIRE-2026-0042",
+                     *       "description": "description",
+                     *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LedgerEntry"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "detail": "Insufficient scope.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "detail": "Payload too large.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Unsupported media type.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "detail": "Rate limited.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     portalGetWallet: {
         parameters: {
             query?: {
@@ -7533,9 +7838,11 @@ export interface operations {
                      *           "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
                      *           "reference": "WIRE-2026-0042",
                      *           "description": "description",
-                     *           "createdAt": "2026-11-24T09:30:00.000Z"
+                     *           "createdAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
-                     *       ]
+                     *       ],
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Wallet"];
@@ -7677,7 +7984,8 @@ export interface operations {
                      *           "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
                      *           "reference": "WIRE-2026-0042",
                      *           "description": "description",
-                     *           "createdAt": "2026-11-24T09:30:00.000Z"
+                     *           "createdAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "pagination": {
@@ -9572,7 +9880,8 @@ export interface operations {
                      *               "appleInstallUrl": "appleInstallUrl"
                      *             }
                      *           ],
-                     *           "refundedAmount": 1500
+                     *           "refundedAmount": 1500,
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "pagination": {
@@ -9755,6 +10064,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "refundedAmount": 1500,
+                     *       "livemode": true,
                      *       "walletBalance": 1500
                      *     }
                      */
@@ -9804,6 +10114,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "refundedAmount": 1500,
+                     *       "livemode": true,
                      *       "walletBalance": 1500
                      *     }
                      */
@@ -10080,7 +10391,8 @@ export interface operations {
                      *           "appleInstallUrl": "appleInstallUrl"
                      *         }
                      *       ],
-                     *       "refundedAmount": 1500
+                     *       "refundedAmount": 1500,
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -10261,7 +10573,8 @@ export interface operations {
                      *           "appleInstallUrl": "appleInstallUrl"
                      *         }
                      *       ],
-                     *       "refundedAmount": 1500
+                     *       "refundedAmount": 1500,
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -11320,7 +11633,8 @@ export interface operations {
                      *           "validityDays": 1,
                      *           "status": "queued",
                      *           "activatedAt": "2026-11-24T09:30:00.000Z",
-                     *           "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "eid": "eid",
@@ -11332,7 +11646,8 @@ export interface operations {
                      *       },
                      *       "suspended": true,
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Esim"];
@@ -11544,7 +11859,8 @@ export interface operations {
                      *           "validityDays": 1,
                      *           "status": "queued",
                      *           "activatedAt": "2026-11-24T09:30:00.000Z",
-                     *           "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "eid": "eid",
@@ -11556,7 +11872,8 @@ export interface operations {
                      *       },
                      *       "suspended": true,
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Esim"];
@@ -11768,7 +12085,8 @@ export interface operations {
                      *           "validityDays": 1,
                      *           "status": "queued",
                      *           "activatedAt": "2026-11-24T09:30:00.000Z",
-                     *           "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "eid": "eid",
@@ -11780,7 +12098,8 @@ export interface operations {
                      *       },
                      *       "suspended": true,
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Esim"];
@@ -12004,7 +12323,8 @@ export interface operations {
                      *           "validityDays": 1,
                      *           "status": "queued",
                      *           "activatedAt": "2026-11-24T09:30:00.000Z",
-                     *           "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "eid": "eid",
@@ -12016,7 +12336,8 @@ export interface operations {
                      *       },
                      *       "suspended": true,
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Esim"];
@@ -12098,6 +12419,187 @@ export interface operations {
                      *       "status": 404,
                      *       "code": "NOT_FOUND",
                      *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "detail": "Payload too large.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Unsupported media type.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "detail": "Rate limited.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postTestWalletCredit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": 1500
+                 *     }
+                 */
+                "application/json": components["schemas"]["TestWalletCreditRequestInput"];
+            };
+        };
+        responses: {
+            /** @description The new topup entry of the test ledger */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "led_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "type": "topup",
+                     *       "amount": 1500,
+                     *       "balanceAfter": 1500,
+                     *       "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "reference": "WIRE-2026-0042",
+                     *       "description": "description",
+                     *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LedgerEntry"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/test-mode-only",
+                     *       "title": "Test mode only",
+                     *       "status": 403,
+                     *       "code": "TEST_MODE_ONLY",
+                     *       "detail": "Test mode only.",
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */
@@ -12493,9 +12995,11 @@ export interface operations {
                      *           "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
                      *           "reference": "WIRE-2026-0042",
                      *           "description": "description",
-                     *           "createdAt": "2026-11-24T09:30:00.000Z"
+                     *           "createdAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
-                     *       ]
+                     *       ],
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Wallet"];
@@ -12635,7 +13139,8 @@ export interface operations {
                      *           "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
                      *           "reference": "WIRE-2026-0042",
                      *           "description": "description",
-                     *           "createdAt": "2026-11-24T09:30:00.000Z"
+                     *           "createdAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "pagination": {
