@@ -13,6 +13,8 @@ let token: string;
 let testKey: string;
 let testAccount: string;
 let plan: string;
+/** eSIMs the helpers drove through their whole life. */
+const helped: string[] = [];
 
 /** True when this run points the live upstreams away from the simulator (SMDP_ES2_URL/CONNECTIVITY_URL set, e.g. to an unreachable port). */
 const liveUpstreamsElsewhere = Boolean(process.env.SMDP_ES2_URL && process.env.CONNECTIVITY_URL);
@@ -107,10 +109,24 @@ describe('test helpers', () => {
     expect(deleted.status, deleted.text).toBe(200);
     expect(deleted.body.status).toBe('deleted');
 
+    // The partner events, as the webhooks service reads them, each once, in the order things happened.
+    const lifecycle = ['esim.installed', 'esim.usage_threshold', 'esim.bundle_expired', 'esim.deleted'];
+    const events = await until(async () => {
+      const all = (await partnerEventsInStream(testAccount)).filter((e) => lifecycle.includes(e.type) && e.payload.esim?.iccid === iccid);
+      return all.some((e) => e.type === 'esim.deleted') ? all : undefined;
+    }, 'the eSIM events in the partner event stream');
+    expect(events.map((e) => e.type)).toEqual(['esim.installed', 'esim.usage_threshold', 'esim.bundle_expired', 'esim.deleted']);
+    expect(events[1]!.payload).toMatchObject({ threshold: 80 });
+    helped.push(iccid);
+  });
+
+  it('when the helpers acted, then the test webhook receiver gets esim.installed, esim.usage_threshold, esim.bundle_expired and esim.deleted', async () => {
+    const iccid = helped[0];
+    expect(iccid, 'the helpers test ran first').toBeDefined();
     for (const type of ['esim.installed', 'esim.usage_threshold', 'esim.bundle_expired', 'esim.deleted']) {
-      await until(async () => receivedFor(type, iccid)[0], `${type} at the test receiver`, 20_000);
+      await until(async () => receivedFor(type, iccid!)[0], `${type} at the test receiver`, 20_000);
     }
-    expect(receivedFor('esim.installed', iccid)[0]!.body.livemode).toBe(false);
+    expect(receivedFor('esim.installed', iccid!)[0]!.body.livemode).toBe(false);
   });
 
   it('when the portal twin installs a test eSIM, then it acts on the test account and answers its view', async () => {
