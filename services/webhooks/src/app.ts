@@ -10,6 +10,7 @@ import { startRetention } from './delivery/retention.js';
 import { startDeliveryWorker } from './delivery/worker.js';
 import { attemptDelivery, type AttemptDeps } from './domain/attemptDelivery.js';
 import { eventRetentionMs } from './domain/endpoint.js';
+import { deleteTestData } from './domain/deleteTestData.js';
 import { recordEvent } from './domain/recordEvent.js';
 import { userAgent } from './domain/signing.js';
 import type { PartnersPort } from './domain/partnersPort.js';
@@ -25,10 +26,11 @@ export const webhooksService = defineService({
   config: readConfig,
   postgres: { schema: 'webhooks', migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)) },
   // PARTNER_EVENTS for the test event, AUDIT for an operator's retry.
-  // MAIL for the notice of an endpoint disabled for failing (§9).
+  // MAIL for the notice of an endpoint disabled for failing (§9) or changed (#24).
   publishes: ['PARTNER_EVENTS', 'AUDIT', 'MAIL'],
   async start({ config, logger, pool, consume, own, grpcTls, nc, ns }) {
     const partners = createClient(partnersV1.PartnersService, config.PARTNERS_ADDR, { tls: grpcTls() });
+    // Keyed by account id: `ptn_X_test` asks the partners service for the test URL and test secret (§14).
     const endpoints = endpointCache(
       async (partnerId) => {
         const { url, sealedSecret, email, previousSealedSecret, previousSecretExpiresAt } = await partners.getWebhookEndpoint({ partnerId }, { deadlineMs: endpointLookupMs });
@@ -72,6 +74,10 @@ export const webhooksService = defineService({
         retry: { firstMs: 1_000, maxMs: 60_000 },
       },
       (event, db) => recordEvent(db, event),
+    );
+    await consume(
+      { durable: 'webhooks_test_data_deletions', type: 'partners.test_data.delete_requested', ackWaitMs: 60_000, maxDeliver: 100, retry: { firstMs: 1_000, maxMs: 30_000 } },
+      (event, db) => deleteTestData(db, event, logger),
     );
     // Stopped before the partners client (owned things stop in this order): attempts in flight still need it.
     own(

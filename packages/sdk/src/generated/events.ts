@@ -67,6 +67,8 @@ export interface components {
             };
             /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
             id: string;
+            /** @description false: a test-mode event (§14), sent only to the test endpoints (the testWebhookUrl, signed with the test signing secret) */
+            livemode: boolean;
             /** @constant */
             type: "esim.bundle_expired";
         };
@@ -120,6 +122,8 @@ export interface components {
             };
             /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
             id: string;
+            /** @description false: a test-mode event (§14), sent only to the test endpoints (the testWebhookUrl, signed with the test signing secret) */
+            livemode: boolean;
             /** @constant */
             type: "esim.deleted";
         };
@@ -173,6 +177,8 @@ export interface components {
             };
             /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
             id: string;
+            /** @description false: a test-mode event (§14), sent only to the test endpoints (the testWebhookUrl, signed with the test signing secret) */
+            livemode: boolean;
             /** @constant */
             type: "esim.installed";
         };
@@ -226,6 +232,8 @@ export interface components {
             };
             /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
             id: string;
+            /** @description false: a test-mode event (§14), sent only to the test endpoints (the testWebhookUrl, signed with the test signing secret) */
+            livemode: boolean;
             /** @constant */
             type: "esim.install_failed";
         };
@@ -279,6 +287,8 @@ export interface components {
             };
             /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
             id: string;
+            /** @description false: a test-mode event (§14), sent only to the test endpoints (the testWebhookUrl, signed with the test signing secret) */
+            livemode: boolean;
             /** @constant */
             type: "esim.resumed";
         };
@@ -332,6 +342,8 @@ export interface components {
             };
             /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
             id: string;
+            /** @description false: a test-mode event (§14), sent only to the test endpoints (the testWebhookUrl, signed with the test signing secret) */
+            livemode: boolean;
             /** @constant */
             type: "esim.suspended";
         };
@@ -398,6 +410,8 @@ export interface components {
             };
             /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
             id: string;
+            /** @description false: a test-mode event (§14), sent only to the test endpoints (the testWebhookUrl, signed with the test signing secret) */
+            livemode: boolean;
             /** @constant */
             type: "esim.usage_threshold";
         };
@@ -421,6 +435,8 @@ export interface components {
             };
             /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
             id: string;
+            /** @description false: a test-mode event (§14), sent only to the test endpoints (the testWebhookUrl, signed with the test signing secret) */
+            livemode: boolean;
             /** @constant */
             type: "order.cancelled";
         };
@@ -436,6 +452,8 @@ export interface components {
             };
             /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
             id: string;
+            /** @description false: a test-mode event (§14), sent only to the test endpoints (the testWebhookUrl, signed with the test signing secret) */
+            livemode: boolean;
             /** @constant */
             type: "payment.paid";
         };
@@ -448,6 +466,8 @@ export interface components {
             };
             /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
             id: string;
+            /** @description false: a test-mode event (§14), sent only to the test endpoints (the testWebhookUrl, signed with the test signing secret) */
+            livemode: boolean;
             /** @constant */
             type: "provision.failed";
         };
@@ -460,6 +480,8 @@ export interface components {
             };
             /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
             id: string;
+            /** @description false: a test-mode event (§14), sent only to the test endpoints (the testWebhookUrl, signed with the test signing secret) */
+            livemode: boolean;
             /** @constant */
             type: "provision.provisioned";
         };
@@ -472,6 +494,8 @@ export interface components {
             };
             /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
             id: string;
+            /** @description false: a test-mode event (§14), sent only to the test endpoints (the testWebhookUrl, signed with the test signing secret) */
+            livemode: boolean;
             /** @constant */
             type: "wallet.balance_low";
         };
@@ -484,6 +508,8 @@ export interface components {
             };
             /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
             id: string;
+            /** @description false: a test-mode event (§14), sent only to the test endpoints (the testWebhookUrl, signed with the test signing secret) */
+            livemode: boolean;
             /** @constant */
             type: "wallet.credited";
         };
@@ -504,6 +530,8 @@ export interface components {
             };
             /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
             id: string;
+            /** @description false: a test-mode event (§14), sent only to the test endpoints (the testWebhookUrl, signed with the test signing secret) */
+            livemode: boolean;
             /** @constant */
             type: "webhook.endpoint_disabled";
         };
@@ -551,6 +579,8 @@ export interface components {
             };
             /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
             id: string;
+            /** @description false: a test-mode event (§14), sent only to the test endpoints (the testWebhookUrl, signed with the test signing secret) */
+            livemode: boolean;
             /** @constant */
             type: "webhook.test";
         };

@@ -2,10 +2,11 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '@esim/errors';
-import { isId } from '@esim/ids';
+import { accountIdOf, isId, partnerIdOf } from '@esim/ids';
 import { auditContextOf } from '../../auth/adminAuth.js';
 import type { WebhooksClient } from '../../backends.js';
 import { component } from '../../http/components.js';
+import { livemodeParam } from '../../http/modeQuery.js';
 import { problems, type problemSchema } from '../../http/schemas.js';
 import {
   createEndpointBody,
@@ -22,6 +23,7 @@ import { accountOf, type PartnerDoors } from '../partnerDoors.js';
 
 const endpointList = component(z.object({ data: z.array(webhookEndpointView) }), 'WebhookEndpointList', 'both');
 const recoverAccepted = component(z.object({ queued: z.number().int().describe('Deliveries queued again') }), 'WebhookRecoverAccepted', 'both');
+const modeQuery = z.strictObject({ livemode: livemodeParam.describe('false: the test-mode endpoints (§14); absent or true: the live ones') });
 const testAccepted = component(z.object({ eventId: z.string().describe('evt_…: the id the test webhook will carry') }), 'WebhookEndpointTestAccepted', 'both');
 
 /** Who the routes act for: the portal's partner (JWT), or an operator naming the partner in the path. */
@@ -51,7 +53,8 @@ export function webhookEndpointRoutes(
     onRequest: door.onRequest,
     problems: door.problems,
     tags: ['Portal'],
-    partnerOf: (request) => accountOf(request).partnerId,
+    // The owner: a JWT (or an operator) reaches both of the partner's accounts; the mode is asked for, or named by the endpoint id.
+    partnerOf: (request) => partnerIdOf(accountOf(request).partnerId),
     auditOf: () => undefined,
     ...(testLimit ? { testLimit } : {}),
   });
@@ -90,15 +93,19 @@ function endpointRoutes(app: FastifyInstance, webhooks: WebhooksClient, allowIns
     {
       schema: {
         tags,
-        summary: 'Webhook endpoints, oldest first',
-        description: 'Every receiver events go to; the primary one is the `webhookUrl` (listed while it is set).',
+        summary: 'Webhook endpoints of one mode, oldest first',
+        description:
+          'Every receiver events of the mode go to; the primary one is the `webhookUrl` (listed while it is set). `?livemode=false`: the test-mode endpoints, whose primary one is the `testWebhookUrl` (§14).',
         ...common,
         params: surface.params,
-        response: { 200: endpointList, ...problems(404), ...surface.problems },
+        querystring: modeQuery,
+        response: { 200: endpointList, ...problems(400, 404), ...surface.problems },
       },
       ...hooks,
     },
-    async (request) => ({ data: (await webhooks.listEndpoints({ partnerId: surface.partnerOf(request) })).endpoints.map(toWebhookEndpointView) }),
+    async (request) => ({
+      data: (await webhooks.listEndpoints({ partnerId: accountIdOf(surface.partnerOf(request), request.query.livemode) })).endpoints.map(toWebhookEndpointView),
+    }),
   );
 
   typed.post(
@@ -107,7 +114,8 @@ function endpointRoutes(app: FastifyInstance, webhooks: WebhooksClient, allowIns
       schema: {
         tags,
         summary: 'Add a webhook endpoint',
-        description: 'At most 10 per mode (the primary one counted). The answer carries the endpoint’s own signing secret, shown this once.',
+        description:
+          'At most 10 per mode (the primary one counted). `livemode: false` adds a test-mode endpoint, which receives test events only (§14). The answer carries the endpoint’s own signing secret, shown this once.',
         ...common,
         params: surface.params,
         body: createEndpointBody(allowInsecure),
@@ -116,9 +124,9 @@ function endpointRoutes(app: FastifyInstance, webhooks: WebhooksClient, allowIns
       ...hooks,
     },
     async (request, reply) => {
-      const { url, description, eventTypes, enabled } = request.body;
+      const { url, description, eventTypes, enabled, livemode } = request.body;
       const created = await webhooks.createEndpoint({
-        partnerId: surface.partnerOf(request),
+        partnerId: accountIdOf(surface.partnerOf(request), livemode ?? true),
         url,
         description: description ?? '',
         ...eventTypesMessage(eventTypes),
