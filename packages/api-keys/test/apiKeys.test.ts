@@ -6,8 +6,26 @@ describe('formatKey and parseKey', () => {
   it('when a generated key is parsed, then its prefix and secret come back unchanged', () => {
     const { key, prefix, secret } = generateKey();
     expect(key).toBe(`sk_live_${prefix}_${secret}`);
-    expect(parseKey(key)).toEqual({ prefix, secret });
+    expect(parseKey(key)).toEqual({ prefix, secret, livemode: true });
     expect(formatKey(prefix, secret)).toBe(key);
+  });
+
+  it('when a test key is generated and parsed, then it has the sk_test_ marker, the same parts rules, and livemode false', () => {
+    const { key, prefix, secret, livemode } = generateKey(false);
+    expect(livemode).toBe(false);
+    expect(key).toBe(`sk_test_${prefix}_${secret}`);
+    expect(prefix).toMatch(/^[a-z0-9]{12}$/);
+    expect(secret).toMatch(/^[A-Za-z0-9]{40}$/);
+    expect(parseKey(key)).toEqual({ prefix, secret, livemode: false });
+    expect(formatKey(prefix, secret, false)).toBe(key);
+    expect(looksLikeKey(key)).toBe(true);
+    expect(looksLikeKey('sk_test_short')).toBe(true);
+  });
+
+  it('when a test key breaks the live rules (short secret, upper-case prefix, other mode word), then parseKey answers undefined', () => {
+    expect(parseKey(`sk_test_abcdefabcdef_${'A'.repeat(31)}`)).toBeUndefined();
+    expect(parseKey(`sk_test_ABCDEFABCDEF_${'A'.repeat(40)}`)).toBeUndefined();
+    expect(parseKey(`sk_demo_abcdefabcdef_${'A'.repeat(40)}`)).toBeUndefined();
   });
 
   const malformed: Array<[string, string]> = [

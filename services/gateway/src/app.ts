@@ -37,6 +37,7 @@ import { loginRoute } from './routes/public/login.js';
 import { accountRoutes } from './routes/public/account.js';
 import { LoginThrottle } from './auth/loginThrottle.js';
 import { meRoutes } from './routes/public/me.js';
+import { testModeRoutes } from './routes/public/testMode.js';
 import { orderRoutes } from './routes/public/orders.js';
 import { quoteRoute } from './routes/public/quotes.js';
 import { orderEsimsCsvRoute } from './routes/public/orderEsimsCsv.js';
@@ -75,6 +76,7 @@ export async function buildGateway({ config, logger, nc, ns: subjects, consume, 
   const apiKeyDeps: ApiKeyAuthDeps = {
     credentials,
     limit: new RateLimit(redis, `${ns}:gateway:rl:key`, config.RATE_LIMIT_PER_KEY),
+    testLimit: new RateLimit(redis, `${ns}:gateway:rl:test-key`, config.RATE_LIMIT_PER_TEST_KEY),
     redis,
     namespace: ns,
     partners,
@@ -116,7 +118,7 @@ export async function buildGateway({ config, logger, nc, ns: subjects, consume, 
     title: 'Partner API',
     description: 'Wholesale eSIM plans, prepaid orders and wallet for approved partners. Errors are RFC 9457 problem+json; money is integer minor units.',
     securitySchemes: {
-      apiKey: { type: 'http', scheme: 'bearer', description: 'API key `sk_live_<prefix>_<secret>`' },
+      apiKey: { type: 'http', scheme: 'bearer', description: 'API key `sk_live_<prefix>_<secret>`, or a test key `sk_test_<prefix>_<secret>` acting on your test account (§14)' },
       apiKeyHeader: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
       portalToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Portal token from POST /partner/login' },
       supplierSignature: {
@@ -134,10 +136,13 @@ export async function buildGateway({ config, logger, nc, ns: subjects, consume, 
   await publicApp.register(async (scope) => supplierNotificationRoute(scope, { ...notifications, hidden: true }), { prefix: '/api/v1' });
   await publicApp.register(
     async (api) => {
+      // Before any route: every portal twin takes ?livemode=false (§14).
+      api.addHook('onRoute', doors.onRoute);
       registerRoute(api, { partners, registerLimit: new RateLimit(redis, `${ns}:gateway:rl:register`, config.REGISTER_RATE_LIMIT), allowInsecureWebhookUrls });
       loginRoute(api, { partners, tokens, throttle });
       accountRoutes(api, { partners, verifyLimit: limitOf('verify', config.ACCOUNT_RATE_LIMIT), resetLimit: limitOf('reset', config.ACCOUNT_RATE_LIMIT) });
       meRoutes(api, { partners, portalToken, allowInsecureWebhookUrls, wallet, throttle });
+      testModeRoutes(api, { partners, portalToken });
       catalogRoute(api, { catalog, orders, doors, rendered: renderedCatalog });
       walletRoutes(api, { wallet, doors });
       orderRoutes(api, { orders, doors, catalogVersion: renderedCatalog.version });

@@ -65,6 +65,8 @@ const schema = z
     /** Verifies the supplier's X-Supplier-Signature on /supplier/v1/notifications (contract §13). */
     SUPPLIER_CALLBACK_SECRET: z.string().min(16, 'must be at least 16 characters'),
     RATE_LIMIT_PER_KEY: rateLimit.default({ points: 100, durationMs: 1_000 }),
+    // §14: per test key, apart from the live keys' budget.
+    RATE_LIMIT_PER_TEST_KEY: rateLimit.default({ points: 25, durationMs: 1_000 }),
     REGISTER_RATE_LIMIT: rateLimit.default({ points: 20, durationMs: 3_600_000 }),
     LOGIN_FAILURE_LIMIT: rateLimit.default({ points: 10, durationMs: 900_000 }),
     // #24 (§3): failed logins per source address, portal requests per partner, test webhooks per partner.

@@ -10,6 +10,7 @@ const credential = (tier: Credential['tier'], revoked = false): Credential => ({
   scopes: ['catalog:read'],
   revoked,
   partnerStatus: 'approved',
+  livemode: true,
   tier,
 });
 

@@ -252,8 +252,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Set or clear your webhook URL and your low-balance threshold
-         * @description Each field sent is changed; one left out is kept. `webhookUrl` is your primary webhook endpoint (§9). A webhook URL change is written to the audit log (old and new URL) and e-mailed to you at once.
+         * Set or clear your webhook URLs and your low-balance threshold
+         * @description Each field sent is changed; one left out is kept. `webhookUrl` is your primary webhook endpoint (§9); `testWebhookUrl` receives your test events (§14), and may be set while your application is pending. A change of either URL is written to the audit log (old and new URL) and e-mailed to you at once.
          *
          *     **curl**
          *
@@ -261,7 +261,7 @@ export interface paths {
          *     curl -X PATCH "$ESIM_URL/api/v1/partner/me" \
          *       -H "Authorization: Bearer $PORTAL_TOKEN" \
          *       -H 'Content-Type: application/json' \
-         *       -d '{"webhookUrl":"https://reseller.example/webhooks/esim","lowBalanceThreshold":1500}'
+         *       -d '{"webhookUrl":"https://reseller.example/webhooks/esim","testWebhookUrl":"https://reseller.example/webhooks/esim-test","lowBalanceThreshold":1500}'
          *     ```
          *
          *     **@esim/sdk**
@@ -272,6 +272,7 @@ export interface paths {
          *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
          *     const { data, error } = await esim.raw.PATCH('/api/v1/partner/me', { body: {
          *       webhookUrl: "https://reseller.example/webhooks/esim",
+         *       testWebhookUrl: "https://reseller.example/webhooks/esim-test",
          *       lowBalanceThreshold: 1500
          *     } });
          *     ```
@@ -598,6 +599,150 @@ export interface paths {
          *     ```
          */
         post: operations["postMePassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/me/test-data/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete all your test data
+         * @description Your test wallet, ledger, orders, eSIMs, events and deliveries are deleted within a minute; live data is never touched. Test keys and your test webhook settings are kept. Open while your application is pending (so you integrate before approval); a rejected or suspended account gets 403 ACCOUNT_NOT_ACTIVE.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X POST "$ESIM_URL/api/v1/partner/me/test-data/delete" \
+         *       -H "Authorization: Bearer $PORTAL_TOKEN"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.POST('/api/v1/partner/me/test-data/delete');
+         *     ```
+         */
+        post: operations["deleteTestData"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/me/test-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a test key
+         * @description A test key (`sk_test_…`, all four scopes) acts on your test account: its own wallet, orders and eSIMs, never live data. The key is in this answer only; at most 5 can be active (one more: 409 INVALID_STATE, revoke one first). Open while your application is pending (so you integrate before approval); a rejected or suspended account gets 403 ACCOUNT_NOT_ACTIVE.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X POST "$ESIM_URL/api/v1/partner/me/test-keys" \
+         *       -H "Authorization: Bearer $PORTAL_TOKEN"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.POST('/api/v1/partner/me/test-keys');
+         *     ```
+         */
+        post: operations["createTestKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/me/test-keys/{keyId}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a test key
+         * @description Effective on every gateway replica within 2 seconds. Revoking a revoked key answers it unchanged; a live key's id is 404 (operators revoke those). Open while your application is pending (so you integrate before approval); a rejected or suspended account gets 403 ACCOUNT_NOT_ACTIVE.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X POST "$ESIM_URL/api/v1/partner/me/test-keys/key_01jd4m8x2q7v5c3b9n6k0w1y2z/revoke" \
+         *       -H "Authorization: Bearer $PORTAL_TOKEN"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.POST('/api/v1/partner/me/test-keys/{keyId}/revoke', { params: { path: { keyId: 'key_01jd4m8x2q7v5c3b9n6k0w1y2z' } } });
+         *     ```
+         */
+        post: operations["revokeTestKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/me/test-webhook-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or replace your test webhook signing secret
+         * @description Test events (sent to `testWebhookUrl`) are signed with this secret, never with the live one. Each call replaces the previous secret at once. Open while your application is pending (so you integrate before approval); a rejected or suspended account gets 403 ACCOUNT_NOT_ACTIVE.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X POST "$ESIM_URL/api/v1/partner/me/test-webhook-secret" \
+         *       -H "Authorization: Bearer $PORTAL_TOKEN"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.POST('/api/v1/partner/me/test-webhook-secret');
+         *     ```
+         */
+        post: operations["rotateTestWebhookSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1533,6 +1678,8 @@ export interface components {
             createdAt: string;
             id: string;
             lastUsedAt: string | null;
+            /** @description false for a test key (`sk_test_…`, §14) */
+            livemode: boolean;
             prefix: string;
             revokedAt: string | null;
             scopes: ("catalog:read" | "orders:write" | "orders:read" | "wallet:read")[];
@@ -1606,6 +1753,14 @@ export interface components {
             dataTotalMb: number;
             dataUsedMb: number;
             updatedAt: string;
+        };
+        IssuedTestKey: {
+            createdAt: string;
+            id: string;
+            /** @description sk_test_<prefix>_<secret>: shown in this answer only; store it now */
+            key: string;
+            prefix: string;
+            scopes: ("catalog:read" | "orders:write" | "orders:read" | "wallet:read")[];
         };
         LedgerEntry: {
             /** @description Signed, in minor units: topup and refund positive, order_debit negative, adjustment either */
@@ -1757,6 +1912,8 @@ export interface components {
             name: string;
             /** @enum {string} */
             status: "pending" | "approved" | "rejected" | "suspended";
+            /** @description Where test events go (§14), signed with the test signing secret; null for none */
+            testWebhookUrl: string | null;
             /** @enum {string} */
             tier: "standard" | "premium" | "enterprise";
             webhookUrl: string | null;
@@ -1773,6 +1930,8 @@ export interface components {
             name: string;
             /** @enum {string} */
             status: "pending" | "approved" | "rejected" | "suspended";
+            /** @description Where test events go (§14), signed with the test signing secret; null for none */
+            testWebhookUrl: string | null;
             /** @enum {string} */
             tier: "standard" | "premium" | "enterprise";
             webhookUrl: string | null;
@@ -1790,6 +1949,10 @@ export interface components {
             name: string;
             /** @enum {string} */
             status: "pending" | "approved" | "rejected" | "suspended";
+            /** @description Your test keys (§14), revoked ones included; never a secret */
+            testKeys: components["schemas"]["ApiKey"][];
+            /** @description Where test events go (§14), signed with the test signing secret; null for none */
+            testWebhookUrl: string | null;
             /** @enum {string} */
             tier: "standard" | "premium" | "enterprise";
             webhookUrl: string | null;
@@ -1930,6 +2093,15 @@ export interface components {
             reference: string;
             /** @constant */
             type: "bundle.expired";
+        };
+        TestDataDeletion: {
+            /** @description Your test account (ptn_…_test), whose data is being deleted */
+            accountId: string;
+            requestedAt: string;
+        };
+        TestWebhookSecret: {
+            /** @description whsec_…: your test signing secret, shown this once; it replaces the previous one at once */
+            secret: string;
         };
         Wallet: {
             /** @description Minor units of `currency`; always the sum of the ledger */
@@ -3126,6 +3298,7 @@ export interface operations {
                      *         "status": "pending",
                      *         "tier": "standard",
                      *         "webhookUrl": "https://reseller.example/webhooks/esim",
+                     *         "testWebhookUrl": "https://reseller.example/webhooks/esim-test",
                      *         "emailVerified": true,
                      *         "createdAt": "2026-11-24T09:30:00.000Z"
                      *       }
@@ -3280,6 +3453,7 @@ export interface operations {
                      *       "status": "pending",
                      *       "tier": "standard",
                      *       "webhookUrl": "https://reseller.example/webhooks/esim",
+                     *       "testWebhookUrl": "https://reseller.example/webhooks/esim-test",
                      *       "emailVerified": true,
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
                      *       "apiKeys": [
@@ -3289,6 +3463,20 @@ export interface operations {
                      *           "scopes": [
                      *             "catalog:read"
                      *           ],
+                     *           "livemode": true,
+                     *           "createdAt": "2026-11-24T09:30:00.000Z",
+                     *           "lastUsedAt": "2026-11-24T09:30:00.000Z",
+                     *           "revokedAt": "2026-11-24T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "testKeys": [
+                     *         {
+                     *           "id": "key_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "prefix": "a1b2c3d4",
+                     *           "scopes": [
+                     *             "catalog:read"
+                     *           ],
+                     *           "livemode": true,
                      *           "createdAt": "2026-11-24T09:30:00.000Z",
                      *           "lastUsedAt": "2026-11-24T09:30:00.000Z",
                      *           "revokedAt": "2026-11-24T09:30:00.000Z"
@@ -3415,12 +3603,14 @@ export interface operations {
                 /**
                  * @example {
                  *       "webhookUrl": "https://reseller.example/webhooks/esim",
+                 *       "testWebhookUrl": "https://reseller.example/webhooks/esim-test",
                  *       "lowBalanceThreshold": 1500
                  *     }
                  */
                 "application/json": {
                     /** @description Minor units: when a debit takes your wallet below it, one `wallet.balance_low` webhook (again only after a credit lifts it back); null for none */
                     lowBalanceThreshold?: number | null;
+                    testWebhookUrl?: string | null;
                     webhookUrl?: string | null;
                 };
             };
@@ -3441,6 +3631,7 @@ export interface operations {
                      *       "status": "pending",
                      *       "tier": "standard",
                      *       "webhookUrl": "https://reseller.example/webhooks/esim",
+                     *       "testWebhookUrl": "https://reseller.example/webhooks/esim-test",
                      *       "emailVerified": true,
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
                      *       "lowBalanceThreshold": 1500
@@ -3601,6 +3792,8 @@ export interface operations {
                 iccid?: string;
                 /** @description page size, 1–100 (default 50) */
                 limit?: number;
+                /** @description `false` reads your test account (test mode, §14; open while your application is pending); absent or `true`, your live account */
+                livemode?: "true" | "false";
                 /** @description 1-based page number */
                 page?: number;
                 /** @description true: only plans that can be topped up; false: only those that cannot */
@@ -3791,6 +3984,8 @@ export interface operations {
             query?: {
                 /** @description page size, 1–100 (default 20) */
                 limit?: number;
+                /** @description `false` reads your test account (test mode, §14; open while your application is pending); absent or `true`, your live account */
+                livemode?: "true" | "false";
                 /** @description 1-based page number */
                 page?: number;
                 status?: "released" | "installed" | "cancelled" | "deleted";
@@ -3969,7 +4164,10 @@ export interface operations {
     };
     portalGetEsim: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `false` reads your test account (test mode, §14; open while your application is pending); absent or `true`, your live account */
+                livemode?: "true" | "false";
+            };
             header?: never;
             path: {
                 iccid: string;
@@ -4155,7 +4353,10 @@ export interface operations {
     };
     portalResumeEsim: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `false` reads your test account (test mode, §14; open while your application is pending); absent or `true`, your live account */
+                livemode?: "true" | "false";
+            };
             header?: never;
             path: {
                 iccid: string;
@@ -4398,7 +4599,10 @@ export interface operations {
     };
     portalSuspendEsim: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `false` reads your test account (test mode, §14; open while your application is pending); absent or `true`, your live account */
+                livemode?: "true" | "false";
+            };
             header?: never;
             path: {
                 iccid: string;
@@ -4644,6 +4848,8 @@ export interface operations {
             query?: {
                 /** @description page size, 1–100 (default 20) */
                 limit?: number;
+                /** @description `false` reads your test account (test mode, §14; open while your application is pending); absent or `true`, your live account */
+                livemode?: "true" | "false";
                 /** @description 1-based page number */
                 page?: number;
                 status?: "processing" | "provisioned" | "failed" | "cancelled" | "partially_provisioned";
@@ -4817,7 +5023,10 @@ export interface operations {
     };
     portalGetOrder: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `false` reads your test account (test mode, §14; open while your application is pending); absent or `true`, your live account */
+                livemode?: "true" | "false";
+            };
             header?: never;
             path: {
                 orderId: string;
@@ -4998,7 +5207,10 @@ export interface operations {
     };
     portalExportOrderEsims: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `false` reads your test account (test mode, §14; open while your application is pending); absent or `true`, your live account */
+                livemode?: "true" | "false";
+            };
             header?: never;
             path: {
                 orderId: string;
@@ -5309,9 +5521,780 @@ export interface operations {
             };
         };
     };
-    portalGetWallet: {
+    deleteTestData: {
         parameters: {
             query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "accountId": "ptn_01jd4m8x2q7v5c3b9n6k0w1y2z_test",
+                     *       "requestedAt": "2026-11-24T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TestDataDeletion"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/account-not-active",
+                     *       "title": "Account not active",
+                     *       "status": 403,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "detail": "Account not active.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "detail": "Payload too large.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Unsupported media type.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "detail": "Rate limited.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createTestKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "key": "sk_test_a1b2c3d4e5f6_Hy7kQ2xVbN4mTz9LcR3pWs8dFg6jKa5e",
+                     *       "id": "key_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "prefix": "a1b2c3d4",
+                     *       "scopes": [
+                     *         "catalog:read"
+                     *       ],
+                     *       "createdAt": "2026-11-24T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["IssuedTestKey"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/account-not-active",
+                     *       "title": "Account not active",
+                     *       "status": 403,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "detail": "Account not active.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code EMAIL_ALREADY_REGISTERED or REQUEST_IN_PROGRESS or INVALID_STATE or ESIM_NOT_TOPPABLE or ESIM_NOT_SUSPENDABLE or ORDER_NOT_CANCELLABLE or EMAIL_NOT_VERIFIED. Conflict: [EMAIL_ALREADY_REGISTERED](/problems#email-already-registered), [REQUEST_IN_PROGRESS](/problems#request-in-progress), [INVALID_STATE](/problems#invalid-state), [ESIM_NOT_TOPPABLE](/problems#esim-not-toppable), [ESIM_NOT_SUSPENDABLE](/problems#esim-not-suspendable), [ORDER_NOT_CANCELLABLE](/problems#order-not-cancellable), [EMAIL_NOT_VERIFIED](/problems#email-not-verified) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/invalid-state",
+                     *       "title": "Invalid state",
+                     *       "status": 409,
+                     *       "code": "INVALID_STATE",
+                     *       "detail": "Invalid state.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "detail": "Payload too large.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Unsupported media type.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "detail": "Rate limited.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    revokeTestKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "key_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "prefix": "a1b2c3d4",
+                     *       "scopes": [
+                     *         "catalog:read"
+                     *       ],
+                     *       "livemode": true,
+                     *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "lastUsedAt": "2026-11-24T09:30:00.000Z",
+                     *       "revokedAt": "2026-11-24T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/account-not-active",
+                     *       "title": "Account not active",
+                     *       "status": 403,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "detail": "Account not active.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "detail": "Payload too large.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Unsupported media type.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "detail": "Rate limited.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rotateTestWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "secret": "secret"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TestWebhookSecret"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/account-not-active",
+                     *       "title": "Account not active",
+                     *       "status": 403,
+                     *       "code": "ACCOUNT_NOT_ACTIVE",
+                     *       "detail": "Account not active.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "detail": "Payload too large.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Unsupported media type.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "detail": "Rate limited.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    portalGetWallet: {
+        parameters: {
+            query?: {
+                /** @description `false` reads your test account (test mode, §14; open while your application is pending); absent or `true`, your live account */
+                livemode?: "true" | "false";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -5453,6 +6436,8 @@ export interface operations {
             query?: {
                 /** @description page size, 1–100 (default 20) */
                 limit?: number;
+                /** @description `false` reads your test account (test mode, §14; open while your application is pending); absent or `true`, your live account */
+                livemode?: "true" | "false";
                 /** @description 1-based page number */
                 page?: number;
             };
@@ -5603,7 +6588,7 @@ export interface operations {
                 endpointId?: string;
                 /** @description page size, 1–100 (default 20) */
                 limit?: number;
-                /** @description false: the test-mode deliveries (§14); absent or true: the live ones */
+                /** @description `false` reads your test account (test mode, §14; open while your application is pending); absent or `true`, your live account */
                 livemode?: "true" | "false";
                 /** @description 1-based page number */
                 page?: number;
@@ -5757,7 +6742,7 @@ export interface operations {
     portalListWebhookEndpoints: {
         parameters: {
             query?: {
-                /** @description false: the test-mode endpoints (§14); absent or true: the live ones */
+                /** @description `false` reads your test account (test mode, §14; open while your application is pending); absent or `true`, your live account */
                 livemode?: "true" | "false";
             };
             header?: never;
@@ -5917,7 +6902,10 @@ export interface operations {
     };
     portalCreateWebhookEndpoint: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `false` reads your test account (test mode, §14; open while your application is pending); absent or `true`, your live account */
+                livemode?: "true" | "false";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -6133,7 +7121,10 @@ export interface operations {
     };
     portalDeleteWebhookEndpoint: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `false` reads your test account (test mode, §14; open while your application is pending); absent or `true`, your live account */
+                livemode?: "true" | "false";
+            };
             header?: never;
             path: {
                 endpointId: string;
@@ -6311,7 +7302,10 @@ export interface operations {
     };
     portalUpdateWebhookEndpoint: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `false` reads your test account (test mode, §14; open while your application is pending); absent or `true`, your live account */
+                livemode?: "true" | "false";
+            };
             header?: never;
             path: {
                 endpointId: string;
@@ -6525,7 +7519,10 @@ export interface operations {
     };
     portalRecoverWebhookEndpoint: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `false` reads your test account (test mode, §14; open while your application is pending); absent or `true`, your live account */
+                livemode?: "true" | "false";
+            };
             header?: never;
             path: {
                 endpointId: string;
@@ -6725,7 +7722,10 @@ export interface operations {
     };
     portalRotateWebhookEndpointSecret: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `false` reads your test account (test mode, §14; open while your application is pending); absent or `true`, your live account */
+                livemode?: "true" | "false";
+            };
             header?: never;
             path: {
                 endpointId: string;
@@ -6951,7 +7951,10 @@ export interface operations {
     };
     portalTestWebhookEndpoint: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `false` reads your test account (test mode, §14; open while your application is pending); absent or `true`, your live account */
+                livemode?: "true" | "false";
+            };
             header?: never;
             path: {
                 endpointId: string;
@@ -7137,7 +8140,7 @@ export interface operations {
     portalSendTestWebhook: {
         parameters: {
             query?: {
-                /** @description false: send to the test-mode endpoints (§14); absent or true: the live ones */
+                /** @description `false` reads your test account (test mode, §14; open while your application is pending); absent or `true`, your live account */
                 livemode?: "true" | "false";
             };
             header?: never;
@@ -8932,6 +9935,7 @@ export interface operations {
                      *       "status": "pending",
                      *       "tier": "standard",
                      *       "webhookUrl": "https://reseller.example/webhooks/esim",
+                     *       "testWebhookUrl": "https://reseller.example/webhooks/esim-test",
                      *       "emailVerified": true,
                      *       "createdAt": "2026-11-24T09:30:00.000Z"
                      *     }
@@ -9096,6 +10100,7 @@ export interface operations {
                      *       "status": "pending",
                      *       "tier": "standard",
                      *       "webhookUrl": "https://reseller.example/webhooks/esim",
+                     *       "testWebhookUrl": "https://reseller.example/webhooks/esim-test",
                      *       "emailVerified": true,
                      *       "createdAt": "2026-11-24T09:30:00.000Z"
                      *     }

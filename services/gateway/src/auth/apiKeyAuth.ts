@@ -15,7 +15,10 @@ import type { RateLimit } from './rateLimits.js';
 export type { Scope } from '@esim/vocabulary';
 
 export interface Principal {
+  /** The partner holding the key (never the test account: partnerDoors derives that from `livemode`). */
   partnerId: string;
+  /** False for a test key (§14). */
+  livemode: boolean;
   keyId: string;
   tier: Tier;
   scopes: Scope[];
@@ -30,7 +33,10 @@ declare module 'fastify' {
 export interface ApiKeyAuthDeps {
   /** The credential of a key prefix: this replica's memory first (auth/localCredentials.ts), then Redis, then the partners service. */
   credentials: { get(prefix: string): Promise<Credential | null> | Credential | null };
+  /** RATE_LIMIT_PER_KEY, counted per live key. */
   limit: RateLimit;
+  /** RATE_LIMIT_PER_TEST_KEY, counted per test key (§14): test traffic never spends a live budget. */
+  testLimit: RateLimit;
   redis: RedisClient;
   namespace: string;
   partners: ServiceClient<typeof partnersV1.PartnersService.method>;
@@ -50,6 +56,11 @@ export type Alongside = (request: FastifyRequest) => Promise<unknown>;
  * rate limit, rejects inactive partners and checks the route's scope, in that
  * order, each failure with its §3 code. A portal JWT sent here is
  * INVALID_TOKEN, so the caller learns it used the wrong credential.
+ *
+ * Test keys (§14) go through the same steps with two differences: their own
+ * rate limit, and a pending partner is let in (it integrates before approval);
+ * rejected and suspended partners are refused in both modes. A key whose
+ * marker names the other mode than the stored key is unknown (INVALID_API_KEY).
  */
 export function requireApiKey(deps: ApiKeyAuthDeps, scope: Scope, alongside?: Alongside) {
   const touched = touchDebounceOf(deps);
@@ -61,20 +72,22 @@ export function requireApiKey(deps: ApiKeyAuthDeps, scope: Scope, alongside?: Al
     const key = parseKey(presented.token);
     if (!key) return sendProblem(request, reply, refusal('INVALID_API_KEY', 'The API key is malformed.'));
     const credential = await deps.credentials.get(key.prefix);
-    if (!credential || credential.revoked || !secretMatches(key.secret, credential.secretHash)) {
+    if (!credential || credential.revoked || credential.livemode !== key.livemode || !secretMatches(key.secret, credential.secretHash)) {
       return sendProblem(request, reply, refusal('INVALID_API_KEY', 'The API key is unknown or revoked.'));
     }
+    const limit = credential.livemode ? deps.limit : deps.testLimit;
     if (alongside) {
       // Both settle before anything is decided, so a refused request leaves no stray promise behind.
-      const [counted] = await Promise.allSettled([deps.limit.consume(credential.keyId, reply), alongside(request)]);
+      const [counted] = await Promise.allSettled([limit.consume(credential.keyId, reply), alongside(request)]);
       if (counted.status === 'rejected') throw counted.reason;
     } else {
-      await deps.limit.consume(credential.keyId, reply);
+      await limit.consume(credential.keyId, reply);
     }
-    if (credential.partnerStatus !== 'approved') return sendProblem(request, reply, refusal('ACCOUNT_NOT_ACTIVE', `The partner account is ${credential.partnerStatus}.`));
+    if (!isActiveFor(credential)) return sendProblem(request, reply, refusal('ACCOUNT_NOT_ACTIVE', `The partner account is ${credential.partnerStatus}.`));
     if (!credential.scopes.includes(scope)) return sendProblem(request, reply, refusal('INSUFFICIENT_SCOPE', `This API key lacks the ${scope} scope.`));
     request.principal = {
       partnerId: credential.partnerId,
+      livemode: credential.livemode,
       keyId: credential.keyId,
       tier: credential.tier,
       scopes: credential.scopes,
@@ -82,6 +95,11 @@ export function requireApiKey(deps: ApiKeyAuthDeps, scope: Scope, alongside?: Al
     touched.touch(credential.keyId);
     return undefined;
   };
+}
+
+/** Live keys need an approved partner; test keys open at registration (§14), so pending is let in too. */
+function isActiveFor(credential: Credential): boolean {
+  return credential.partnerStatus === 'approved' || (!credential.livemode && credential.partnerStatus === 'pending');
 }
 
 /** One per gateway (every route's hook shares it), so a key is recorded once a minute whichever routes it calls. */

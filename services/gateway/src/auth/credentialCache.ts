@@ -10,11 +10,11 @@ export type Credential = KeyCredential;
 
 /** The partners service speaks the same vocabularies; a value outside them is a bug there, not a caller's mistake. */
 function credentialOf(found: partnersV1.ApiKeyCredential): Credential {
-  const { keyId, partnerId, secretHash, revoked, partnerStatus, tier } = found;
+  const { keyId, partnerId, livemode, secretHash, revoked, partnerStatus, tier } = found;
   if (!isOneOf(partnerStatuses, partnerStatus) || !isOneOf(tiers, tier) || !found.scopes.every((s) => isOneOf(scopes, s))) {
     throw new AppError('INTERNAL', `key ${keyId} has a status, tier or scope outside the vocabulary`);
   }
-  return { keyId, partnerId, secretHash, scopes: found.scopes as Scope[], revoked, partnerStatus, tier };
+  return { keyId, partnerId, livemode, secretHash, scopes: found.scopes as Scope[], revoked, partnerStatus, tier };
 }
 
 const ttlSeconds = 300;

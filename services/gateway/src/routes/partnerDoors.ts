@@ -1,5 +1,7 @@
-import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import { AppError } from '@esim/errors';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, RouteOptions } from 'fastify';
+import { z } from 'zod';
+import { AppError, validationError } from '@esim/errors';
+import { accountIdOf } from '@esim/ids';
 import { isOneOf, tiers, type Scope, type Tier } from '@esim/vocabulary';
 import { principalOf, type Alongside } from '../auth/apiKeyAuth.js';
 import { portalPartnerOf } from '../auth/portalAuth.js';
@@ -59,6 +61,30 @@ export interface PartnerDoors {
   portal: Door;
   /** The API-key door with `scope`, then the portal door: register a read route once per door. */
   both(scope: Scope, options?: DoorOptions): Door[];
+  /**
+   * An onRoute hook for the scope the partner routes are registered in: every
+   * route behind a portal door gains the `livemode` query parameter in its
+   * schema (validated and in the OpenAPI document), so no portal twin can
+   * forget test mode.
+   */
+  onRoute(route: RouteOptions): void;
+}
+
+/**
+ * `?livemode=false` on a portal twin acts on the partner's test account
+ * (§14, the portal's test-mode switch); absent or `true`, the live one.
+ */
+const livemodeQuery = z
+  .enum(['true', 'false'])
+  .optional()
+  .describe('`false` reads your test account (test mode, §14; open while your application is pending); absent or `true`, your live account');
+
+/** The mode a portal request asks for, read before validation (the door runs first); a bad value is refused as validation would. */
+function requestedLivemode(request: FastifyRequest): boolean {
+  const value = (request.query as Record<string, unknown> | undefined)?.livemode;
+  if (value === undefined || value === 'true') return true;
+  if (value === 'false') return false;
+  throw validationError([{ path: 'livemode', message: 'must be true or false' }]);
 }
 
 export interface PartnerDoorDeps {
@@ -71,15 +97,17 @@ export interface PartnerDoorDeps {
 
 export function partnerDoors(deps: PartnerDoorDeps): PartnerDoors {
   const fromPrincipal: CallbackHook = (request, _reply, done) => {
-    const { partnerId, tier } = principalOf(request);
-    request.account = { partnerId, livemode: true, tier };
+    const { partnerId, livemode, tier } = principalOf(request);
+    request.account = { partnerId: accountIdOf(partnerId, livemode), livemode, tier };
     done();
   };
 
   // The JWT names the partner; its status and tier are read fresh, since a portal token outlives both.
-  const activePartner =
-    (alongside?: Alongside): AsyncHook =>
-    async (request) => {
+  // Live views open once approved; test views (§14) while pending too.
+  const portalHooks = new WeakSet<object>();
+  const activePartner = (alongside?: Alongside): AsyncHook => {
+    const hook: AsyncHook = async (request) => {
+      const livemode = requestedLivemode(request);
       const partnerId = portalPartnerOf(request);
       // The portal token check read the partner already (its session version); reuse it.
       const cached = request.portalPartner;
@@ -90,12 +118,28 @@ export function partnerDoors(deps: PartnerDoorDeps): PartnerDoors {
         throw error;
       }
       const partner = found.value.partner;
-      if (!partner || partner.status !== 'approved') {
-        throw new AppError('ACCOUNT_NOT_ACTIVE', `The partner account is ${partner?.status ?? 'unknown'}; this view opens once it is approved.`);
+      const open = partner && (partner.status === 'approved' || (!livemode && partner.status === 'pending'));
+      if (!open) {
+        const opens = livemode ? 'this view opens once it is approved' : 'test mode is closed to it';
+        throw new AppError('ACCOUNT_NOT_ACTIVE', `The partner account is ${partner?.status ?? 'unknown'}; ${opens}.`);
       }
       if (!isOneOf(tiers, partner.tier)) throw new AppError('INTERNAL', `partner ${partner.id} has tier ${partner.tier}`);
-      request.account = { partnerId: partner.id, livemode: true, tier: partner.tier };
+      request.account = { partnerId: accountIdOf(partner.id, livemode), livemode, tier: partner.tier };
     };
+    portalHooks.add(hook);
+    return hook;
+  };
+
+  const onRoute = (route: RouteOptions): void => {
+    const hooks = [route.onRequest ?? []].flat();
+    if (!hooks.some((hook) => portalHooks.has(hook))) return;
+    const querystring = route.schema?.querystring;
+    let withMode: z.ZodType;
+    if (querystring === undefined) withMode = z.strictObject({ livemode: livemodeQuery });
+    else if (querystring instanceof z.ZodObject) withMode = querystring.extend({ livemode: livemodeQuery });
+    else throw new Error(`${route.method} ${route.url}: a portal route's querystring must be a zod object, to take livemode`);
+    route.schema = { ...route.schema, querystring: withMode };
+  };
 
   const apiKey = (scope: Scope, options: DoorOptions = {}): Door => ({
     prefix: '/partner',
@@ -111,7 +155,7 @@ export function partnerDoors(deps: PartnerDoorDeps): PartnerDoors {
     onRequest: [deps.portalToken, activePartner(options.alongside)],
     problems: problems(401, 403, 429, 503),
   });
-  return { apiKey, portal: portalDoor(), both: (scope, options) => [apiKey(scope, options), portalDoor(options)] };
+  return { apiKey, portal: portalDoor(), both: (scope, options) => [apiKey(scope, options), portalDoor(options)], onRoute };
 }
 
 export function accountOf(request: FastifyRequest): Account {

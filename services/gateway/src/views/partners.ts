@@ -13,6 +13,7 @@ export const partnerView = component(
     status: z.enum(partnerStatuses),
     tier: z.enum(tiers),
     webhookUrl: z.string().nullable(),
+    testWebhookUrl: z.string().nullable().describe('Where test events go (§14), signed with the test signing secret; null for none'),
     emailVerified: z.boolean().describe('Whether the partner proved its e-mail address (§4); approval waits for it'),
     createdAt: z.string(),
   }),
@@ -26,6 +27,7 @@ export const apiKeyView = component(
     id: z.string(),
     prefix: z.string(),
     scopes: z.array(z.enum(scopes)),
+    livemode: z.boolean().describe('false for a test key (`sk_test_…`, §14)'),
     createdAt: z.string(),
     lastUsedAt: z.string().nullable(),
     revokedAt: z.string().nullable(),
@@ -34,7 +36,11 @@ export const apiKeyView = component(
   'both',
 );
 
-export const partnerWithKeysView = component(partnerView.extend({ apiKeys: z.array(apiKeyView) }), 'PartnerWithKeys', 'public');
+export const partnerWithKeysView = component(
+  partnerView.extend({ apiKeys: z.array(apiKeyView), testKeys: z.array(apiKeyView).describe('Your test keys (§14), revoked ones included; never a secret') }),
+  'PartnerWithKeys',
+  'public',
+);
 
 export const adminPartnerView = component(
   partnerView.extend({
@@ -57,6 +63,7 @@ export function toPartnerView(partner: partnersV1.Partner): PartnerView {
     status: partner.status as PartnerStatus,
     tier: partner.tier as Tier,
     webhookUrl: partner.webhookUrl ?? null,
+    testWebhookUrl: partner.testWebhookUrl ?? null,
     emailVerified: partner.emailVerified,
     createdAt: partner.createdAt,
   };
@@ -67,6 +74,7 @@ export function toApiKeyView(key: partnersV1.ApiKey): z.input<typeof apiKeyView>
     id: key.id,
     prefix: key.prefix,
     scopes: key.scopes as Scope[],
+    livemode: key.livemode,
     createdAt: key.createdAt,
     lastUsedAt: key.lastUsedAt ?? null,
     revokedAt: key.revokedAt ?? null,

@@ -1,13 +1,14 @@
 import { AppError } from '@esim/errors';
 import { scopes } from '@esim/vocabulary';
 import { withTransaction } from '@esim/postgres';
+import { listApiKeys } from '../store/keyStore.js';
 import { updatePartner } from '../store/partnerStore.js';
 import type { PartnersDeps } from './deps.js';
 import { issueKeyIn } from './issueApiKey.js';
 import type { Actor, Partner } from './partner.js';
 import { lockPartner } from './partnerLock.js';
 import { parseTier, requireStatus } from './partnerRules.js';
-import { audit, requestMail, webhookEndpointChanged } from './sideEffects.js';
+import { audit, credentialsChanged, requestMail, webhookEndpointChanged } from './sideEffects.js';
 import { generateWebhookSecret, sealWebhookSecret } from './webhookSecrets.js';
 
 /**
@@ -31,6 +32,8 @@ export function approvePartner(deps: PartnersDeps, id: string, tier: string | un
       webhookSecretSealed: sealWebhookSecret(deps.dataKey, id, webhookSecret),
     });
     await webhookEndpointChanged(db, id);
+    // Test keys issued while pending (§14) now price at the approved tier.
+    await credentialsChanged(db, id, (await listApiKeys(db, id)).map((k) => k.prefix));
     const { key, apiKey } = await issueKeyIn(db, id, [...scopes]);
     await requestMail(db, deps.dataKey, {
       to: approved.email,

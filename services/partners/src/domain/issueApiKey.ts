@@ -9,10 +9,13 @@ import { lockPartner } from './partnerLock.js';
 import { parseScopes, requireKeyHolder } from './partnerRules.js';
 import { audit, requestMail } from './sideEffects.js';
 
-/** Creates a key row in the caller's transaction; the full key exists only in the returned value, for the e-mail. */
-export async function issueKeyIn(db: Queryable, partnerId: string, scopes: Scope[]): Promise<{ key: string; apiKey: ApiKey }> {
-  const { key, prefix, secret } = generateKey();
-  const apiKey = await insertApiKey(db, { id: newId('key'), partnerId, prefix, secretHash: hashSecret(secret), scopes });
+/**
+ * Creates a key row in the caller's transaction; the full key exists only in
+ * the returned value, for the e-mail (live) or the one answer (test, §14).
+ */
+export async function issueKeyIn(db: Queryable, partnerId: string, scopes: Scope[], livemode = true): Promise<{ key: string; apiKey: ApiKey }> {
+  const { key, prefix, secret } = generateKey(livemode);
+  const apiKey = await insertApiKey(db, { id: newId('key'), partnerId, prefix, secretHash: hashSecret(secret), scopes, livemode });
   return { key, apiKey };
 }
 

@@ -11,6 +11,10 @@ export interface Partner {
   webhookUrl: string | null;
   /** The webhook signing secret, sealed under the data key (AES-256-GCM); null before approval. */
   webhookSecretSealed: string | null;
+  /** Where test events go (§14); null for none. */
+  testWebhookUrl: string | null;
+  /** The test webhook signing secret, sealed for the test account (ptn_…_test); null until the partner asks for one. */
+  testWebhookSecretSealed: string | null;
   rejectionReason: string | null;
   /** When the partner proved its e-mail address (§4); null until then. Approval needs it. */
   emailVerifiedAt: Date | null;
@@ -20,7 +24,7 @@ export interface Partner {
 }
 
 /** The fields an update may set; every other column belongs to the account's story (ids, e-mail, password). */
-export type PartnerChanges = Partial<Pick<Partner, 'status' | 'tier' | 'webhookUrl' | 'webhookSecretSealed' | 'rejectionReason'>>;
+export type PartnerChanges = Partial<Pick<Partner, 'status' | 'tier' | 'webhookUrl' | 'webhookSecretSealed' | 'testWebhookUrl' | 'testWebhookSecretSealed' | 'rejectionReason'>>;
 
 /** Key metadata. The key's secret is never stored; only its hash is, and that stays in the store and the credential. */
 export interface ApiKey {
@@ -28,6 +32,8 @@ export interface ApiKey {
   partnerId: string;
   prefix: string;
   scopes: Scope[];
+  /** False for a test key (§14). */
+  livemode: boolean;
   createdAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;

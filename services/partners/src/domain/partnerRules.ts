@@ -65,6 +65,20 @@ export function requireKeyHolder(partner: Partner, action: string): void {
   }
 }
 
+/**
+ * Test mode (§14) opens at registration, so a partner integrates before
+ * approval: pending and approved partners may use it; a rejected or
+ * suspended one may not (ACCOUNT_NOT_ACTIVE, as its keys are refused).
+ */
+export function requireTestModeHolder(partner: Partner): void {
+  if (partner.status === 'rejected' || partner.status === 'suspended') {
+    throw new AppError('ACCOUNT_NOT_ACTIVE', `The partner account is ${partner.status}; test mode is closed to it.`);
+  }
+}
+
+/** §14: at most this many unrevoked test keys per partner. */
+export const maxActiveTestKeys = 5;
+
 export function partnerNotFound(id: string): AppError {
   return new AppError('PARTNER_NOT_FOUND', `No partner ${id}.`);
 }

@@ -20,6 +20,9 @@ import { updatePartner } from '../domain/updatePartner.js';
 import { changePassword, confirmPasswordReset, requestPasswordReset } from '../domain/passwordChanges.js';
 import { createOperator, listOperators, lookupOperatorToken, revokeOperator, touchOperator, updateOperatorRole } from '../domain/operators.js';
 import { resendVerification, verifyEmail } from '../domain/verifyEmail.js';
+import { requestTestDataDeletion } from '../domain/requestTestDataDeletion.js';
+import { issueTestKey, revokeTestKey } from '../domain/testKeys.js';
+import { rotateTestWebhookSecret } from '../domain/testWebhookSecret.js';
 import { actorOf, operatorMessage, apiKeyMessage, auditMessage, credentialMessage, partnerMessage } from './views.js';
 
 type PartnersMethods = (typeof partnersV1.PartnersService)['method'];
@@ -30,8 +33,8 @@ export function partnersHandlers(deps: PartnersDeps): ServiceHandlers<PartnersMe
     register: async (r) => partnerMessage(await register(deps, r)),
     login: async (r) => partnerMessage(await login(deps, r.email, r.password)),
     getPartner: async (r) => {
-      const { partner, apiKeys } = await getPartner(deps, r.id);
-      return { partner: partnerMessage(partner), apiKeys: apiKeys.map(apiKeyMessage) };
+      const { partner, apiKeys, testKeys } = await getPartner(deps, r.id);
+      return { partner: partnerMessage(partner), apiKeys: apiKeys.map(apiKeyMessage), testKeys: testKeys.map(apiKeyMessage) };
     },
     listPartners: async (r) => {
       const { partners, total } = await listPartners(deps, r);
@@ -39,7 +42,12 @@ export function partnersHandlers(deps: PartnersDeps): ServiceHandlers<PartnersMe
     },
     updatePartner: async (r) =>
       partnerMessage(
-        await updatePartner(deps, r.id, { tier: r.tier, webhookUrl: r.clearWebhookUrl ? null : r.webhookUrl }, r.audit ? actorOf(r.audit) : undefined),
+        await updatePartner(
+          deps,
+          r.id,
+          { tier: r.tier, webhookUrl: r.clearWebhookUrl ? null : r.webhookUrl, testWebhookUrl: r.clearTestWebhookUrl ? null : r.testWebhookUrl },
+          r.audit ? actorOf(r.audit) : undefined,
+        ),
       ),
     // proto3 sends '' for an unset tier: "keep the partner's".
     approvePartner: async (r) => partnerMessage(await approvePartner(deps, r.id, r.tier || undefined, actorOf(r.audit))),
@@ -85,6 +93,19 @@ export function partnersHandlers(deps: PartnersDeps): ServiceHandlers<PartnersMe
     touchOperator: async (r) => {
       await touchOperator(deps, r.operatorId);
       return {};
+    },
+    issueTestKey: async (r) => {
+      const { key, apiKey } = await issueTestKey(deps, r.partnerId, r.requestId);
+      return { key, apiKey: apiKeyMessage(apiKey) };
+    },
+    revokeTestKey: async (r) => apiKeyMessage(await revokeTestKey(deps, r.partnerId, r.keyId, r.audit?.requestId ?? '')),
+    rotateTestWebhookSecret: async (r) => {
+      const { secret, rotatedAt } = await rotateTestWebhookSecret(deps, r.partnerId, r.requestId);
+      return { secret, rotatedAt: rotatedAt.toISOString() };
+    },
+    requestTestDataDeletion: async (r) => {
+      const { accountId, requestedAt } = await requestTestDataDeletion(deps, r.partnerId, r.requestId);
+      return { accountId, requestedAt: requestedAt.toISOString() };
     },
   };
 }

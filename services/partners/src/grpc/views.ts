@@ -25,6 +25,7 @@ export function partnerMessage(partner: Partner): PartnerMessage {
     rejectionReason: partner.rejectionReason ?? undefined,
     emailVerified: partner.emailVerifiedAt !== null,
     sessionVersion: partner.sessionVersion,
+    testWebhookUrl: partner.testWebhookUrl ?? undefined,
   };
 }
 
@@ -34,6 +35,7 @@ export function apiKeyMessage(key: ApiKey): ApiKeyMessage {
     id: key.id,
     prefix: key.prefix,
     scopes: key.scopes,
+    livemode: key.livemode,
     createdAt: key.createdAt.toISOString(),
     lastUsedAt: key.lastUsedAt?.toISOString(),
     revokedAt: key.revokedAt?.toISOString(),

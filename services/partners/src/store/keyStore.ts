@@ -3,18 +3,28 @@ import type { PartnerStatus, Scope, Tier } from '@esim/vocabulary';
 import type { ApiKey, KeyCredential } from '../domain/partner.js';
 import { toApiKey, toKeyCredential, type ApiKeyRow } from './rows.js';
 
-/** SQL for partners.api_keys. */
+/** SQL for partners.api_keys (live and test keys; `livemode` tells them apart). */
 export async function insertApiKey(
   db: Queryable,
-  key: { id: string; partnerId: string; prefix: string; secretHash: string; scopes: Scope[] },
+  key: { id: string; partnerId: string; prefix: string; secretHash: string; scopes: Scope[]; livemode: boolean },
 ): Promise<ApiKey> {
   const { rows } = await db.query<ApiKeyRow>(
-    `INSERT INTO partners.api_keys (id, partner_id, prefix, secret_hash, scopes) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
-    [key.id, key.partnerId, key.prefix, key.secretHash, key.scopes],
+    `INSERT INTO partners.api_keys (id, partner_id, prefix, secret_hash, scopes, livemode) VALUES ($1, $2, $3, $4, $5, $6) RETURNING *`,
+    [key.id, key.partnerId, key.prefix, key.secretHash, key.scopes, key.livemode],
   );
   return toApiKey(rows[0]!);
 }
 
+/** How many unrevoked test keys a partner holds (read under the partner's lock, for the limit of §14). */
+export async function countActiveTestKeys(db: Queryable, partnerId: string): Promise<number> {
+  const { rows } = await db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM partners.api_keys WHERE partner_id = $1 AND NOT livemode AND revoked_at IS NULL',
+    [partnerId],
+  );
+  return rows[0]?.n ?? 0;
+}
+
+/** Every key of the partner, both modes, oldest first. */
 export async function listApiKeys(db: Queryable, partnerId: string): Promise<ApiKey[]> {
   const { rows } = await db.query<ApiKeyRow>('SELECT * FROM partners.api_keys WHERE partner_id = $1 ORDER BY created_at, id', [partnerId]);
   return rows.map(toApiKey);

@@ -32,6 +32,8 @@ const columnOf: Record<keyof PartnerChanges, string> = {
   tier: 'tier',
   webhookUrl: 'webhook_url',
   webhookSecretSealed: 'webhook_secret_sealed',
+  testWebhookUrl: 'test_webhook_url',
+  testWebhookSecretSealed: 'test_webhook_secret_sealed',
   rejectionReason: 'rejection_reason',
 };
 

@@ -13,6 +13,8 @@ export interface PartnerRow {
   tier: Tier;
   webhook_url: string | null;
   webhook_secret_sealed: string | null;
+  test_webhook_url: string | null;
+  test_webhook_secret_sealed: string | null;
   rejection_reason: string | null;
   email_verified_at: Date | null;
   session_version: number;
@@ -25,6 +27,7 @@ export interface ApiKeyRow {
   prefix: string;
   secret_hash: string;
   scopes: Scope[];
+  livemode: boolean;
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
@@ -52,6 +55,8 @@ export function toPartner(row: PartnerRow): Partner {
     tier: row.tier,
     webhookUrl: row.webhook_url,
     webhookSecretSealed: row.webhook_secret_sealed,
+    testWebhookUrl: row.test_webhook_url,
+    testWebhookSecretSealed: row.test_webhook_secret_sealed,
     rejectionReason: row.rejection_reason,
     emailVerifiedAt: row.email_verified_at,
     sessionVersion: row.session_version,
@@ -65,6 +70,7 @@ export function toApiKey(row: ApiKeyRow): ApiKey {
     partnerId: row.partner_id,
     prefix: row.prefix,
     scopes: row.scopes,
+    livemode: row.livemode,
     createdAt: row.created_at,
     lastUsedAt: row.last_used_at,
     revokedAt: row.revoked_at,
@@ -75,6 +81,7 @@ export function toKeyCredential(row: ApiKeyRow & { status: PartnerStatus; tier: 
   return {
     keyId: row.id,
     partnerId: row.partner_id,
+    livemode: row.livemode,
     secretHash: row.secret_hash,
     scopes: row.scopes,
     revoked: row.revoked_at !== null,

@@ -62,7 +62,7 @@ export function meRoutes(app: FastifyInstance, { partners, portalToken: requireP
     async (request) => {
       const partnerId = portalPartnerOf(request);
       const [detail, threshold] = await Promise.all([request.portalPartner ?? partners.getPartner({ id: partnerId }), thresholdOf(partnerId)]);
-      return { ...toPartnerView(detail.partner!), apiKeys: detail.apiKeys.map(toApiKeyView), ...threshold };
+      return { ...toPartnerView(detail.partner!), apiKeys: detail.apiKeys.map(toApiKeyView), testKeys: detail.testKeys.map(toApiKeyView), ...threshold };
     },
   );
 
@@ -71,17 +71,21 @@ export function meRoutes(app: FastifyInstance, { partners, portalToken: requireP
     {
       schema: {
         tags: ['Portal'],
-        summary: 'Set or clear your webhook URL and your low-balance threshold',
+        summary: 'Set or clear your webhook URLs and your low-balance threshold',
         description:
-          'Each field sent is changed; one left out is kept. `webhookUrl` is your primary webhook endpoint (§9). A webhook URL change is written to the audit log (old and new URL) and e-mailed to you at once.',
+          'Each field sent is changed; one left out is kept. `webhookUrl` is your primary webhook endpoint (§9); `testWebhookUrl` receives your test events (§14), and may be set while your application is pending. A change of either URL is written to the audit log (old and new URL) and e-mailed to you at once.',
         security: portalSecurity,
-        body: z.strictObject({ webhookUrl: webhookUrlSchema(allowInsecureWebhookUrls).nullable().optional(), lowBalanceThreshold: lowBalanceThreshold.optional() }),
+        body: z.strictObject({
+          webhookUrl: webhookUrlSchema(allowInsecureWebhookUrls).nullable().optional(),
+          testWebhookUrl: webhookUrlSchema(allowInsecureWebhookUrls).nullable().optional(),
+          lowBalanceThreshold: lowBalanceThreshold.optional(),
+        }),
         response: { 200: meView, ...problems(400, 401, 404, 413, 415, 429, 503) },
       },
       onRequest: requirePortal,
     },
     async (request) => {
-      const { webhookUrl, lowBalanceThreshold: threshold } = request.body;
+      const { webhookUrl, testWebhookUrl, lowBalanceThreshold: threshold } = request.body;
       const partnerId = portalPartnerOf(request);
       let kept: { lowBalanceThreshold?: number | null } | undefined;
       if (threshold !== undefined && wallet) {
@@ -89,9 +93,15 @@ export function meRoutes(app: FastifyInstance, { partners, portalToken: requireP
         kept = { lowBalanceThreshold: set.threshold === undefined ? null : Number(set.threshold) };
       }
       const partner =
-        webhookUrl === undefined
+        webhookUrl === undefined && testWebhookUrl === undefined
           ? (await partners.getPartner({ id: partnerId })).partner!
-          : await partners.updatePartner({ id: partnerId, webhookUrl: webhookUrl ?? undefined, clearWebhookUrl: webhookUrl === null });
+          : await partners.updatePartner({
+              id: partnerId,
+              webhookUrl: webhookUrl ?? undefined,
+              clearWebhookUrl: webhookUrl === null,
+              testWebhookUrl: testWebhookUrl ?? undefined,
+              clearTestWebhookUrl: testWebhookUrl === null,
+            });
       return { ...toPartnerView(partner), ...(kept ?? (await thresholdOf(partnerId))) };
     },
   );

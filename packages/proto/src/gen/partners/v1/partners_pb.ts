@@ -12,7 +12,101 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file partners/v1/partners.proto.
  */
 export const file_partners_v1_partners: GenFile = /*@__PURE__*/
-  fileDesc("ChpwYXJ0bmVycy92MS9wYXJ0bmVycy5wcm90bxILcGFydG5lcnMudjEiIwoSVmVyaWZ5RW1haWxSZXF1ZXN0Eg0KBXRva2VuGAEgASgJIh0KDEVtYWlsUmVxdWVzdBINCgVlbWFpbBgBIAEoCSISChBBY2NlcHRlZFJlc3BvbnNlIj4KG0NvbmZpcm1QYXNzd29yZFJlc2V0UmVxdWVzdBINCgV0b2tlbhgBIAEoCRIQCghwYXNzd29yZBgCIAEoCSJvChVDaGFuZ2VQYXNzd29yZFJlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRIYChBjdXJyZW50X3Bhc3N3b3JkGAIgASgJEhQKDG5ld19wYXNzd29yZBgDIAEoCRISCgpyZXF1ZXN0X2lkGAQgASgJIqkBCghPcGVyYXRvchIKCgJpZBgBIAEoCRINCgVlbWFpbBgCIAEoCRIMCgRuYW1lGAMgASgJEgwKBHJvbGUYBCABKAkSEgoKY3JlYXRlZF9hdBgFIAEoCRIZCgxsYXN0X3VzZWRfYXQYBiABKAlIAIgBARIXCgpyZXZva2VkX2F0GAcgASgJSAGIAQFCDwoNX2xhc3RfdXNlZF9hdEINCgtfcmV2b2tlZF9hdCJqChVDcmVhdGVPcGVyYXRvclJlcXVlc3QSDQoFZW1haWwYASABKAkSDAoEbmFtZRgCIAEoCRIMCgRyb2xlGAMgASgJEiYKBWF1ZGl0GAQgASgLMhcuY29tbW9uLnYxLkF1ZGl0Q29udGV4dCI8ChRMaXN0T3BlcmF0b3JzUmVxdWVzdBIkCgRwYWdlGAEgASgLMhYuY29tbW9uLnYxLlBhZ2VSZXF1ZXN0IlAKFUxpc3RPcGVyYXRvcnNSZXNwb25zZRIoCglvcGVyYXRvcnMYASADKAsyFS5wYXJ0bmVycy52MS5PcGVyYXRvchINCgV0b3RhbBgCIAEoBSJLChVPcGVyYXRvckFjdGlvblJlcXVlc3QSCgoCaWQYASABKAkSJgoFYXVkaXQYAiABKAsyFy5jb21tb24udjEuQXVkaXRDb250ZXh0Il0KGVVwZGF0ZU9wZXJhdG9yUm9sZVJlcXVlc3QSCgoCaWQYASABKAkSDAoEcm9sZRgCIAEoCRImCgVhdWRpdBgDIAEoCzIXLmNvbW1vbi52MS5BdWRpdENvbnRleHQiLAoaTG9va3VwT3BlcmF0b3JUb2tlblJlcXVlc3QSDgoGcHJlZml4GAEgASgJImwKEk9wZXJhdG9yQ3JlZGVudGlhbBITCgtvcGVyYXRvcl9pZBgBIAEoCRINCgVlbWFpbBgCIAEoCRIMCgRyb2xlGAMgASgJEhMKC3NlY3JldF9oYXNoGAQgASgJEg8KB3Jldm9rZWQYBSABKAgiKwoUVG91Y2hPcGVyYXRvclJlcXVlc3QSEwoLb3BlcmF0b3JfaWQYASABKAkihAIKB1BhcnRuZXISCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRINCgVlbWFpbBgDIAEoCRIPCgdjb21wYW55GAQgASgJEg4KBnN0YXR1cxgFIAEoCRIMCgR0aWVyGAYgASgJEhgKC3dlYmhvb2tfdXJsGAcgASgJSACIAQESEgoKY3JlYXRlZF9hdBgIIAEoCRIdChByZWplY3Rpb25fcmVhc29uGAkgASgJSAGIAQESFgoOZW1haWxfdmVyaWZpZWQYCiABKAgSFwoPc2Vzc2lvbl92ZXJzaW9uGAsgASgFQg4KDF93ZWJob29rX3VybEITChFfcmVqZWN0aW9uX3JlYXNvbiKcAQoGQXBpS2V5EgoKAmlkGAEgASgJEg4KBnByZWZpeBgCIAEoCRIOCgZzY29wZXMYAyADKAkSEgoKY3JlYXRlZF9hdBgEIAEoCRIZCgxsYXN0X3VzZWRfYXQYBSABKAlIAIgBARIXCgpyZXZva2VkX2F0GAYgASgJSAGIAQFCDwoNX2xhc3RfdXNlZF9hdEINCgtfcmV2b2tlZF9hdCJdCg1QYXJ0bmVyRGV0YWlsEiUKB3BhcnRuZXIYASABKAsyFC5wYXJ0bmVycy52MS5QYXJ0bmVyEiUKCGFwaV9rZXlzGAIgAygLMhMucGFydG5lcnMudjEuQXBpS2V5InsKD1JlZ2lzdGVyUmVxdWVzdBIMCgRuYW1lGAEgASgJEg0KBWVtYWlsGAIgASgJEg8KB2NvbXBhbnkYAyABKAkSEAoIcGFzc3dvcmQYBCABKAkSGAoLd2ViaG9va191cmwYBSABKAlIAIgBAUIOCgxfd2ViaG9va191cmwiLwoMTG9naW5SZXF1ZXN0Eg0KBWVtYWlsGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJIh8KEUdldFBhcnRuZXJSZXF1ZXN0EgoKAmlkGAEgASgJIksKE0xpc3RQYXJ0bmVyc1JlcXVlc3QSDgoGc3RhdHVzGAEgASgJEiQKBHBhZ2UYAiABKAsyFi5jb21tb24udjEuUGFnZVJlcXVlc3QiTQoUTGlzdFBhcnRuZXJzUmVzcG9uc2USJgoIcGFydG5lcnMYASADKAsyFC5wYXJ0bmVycy52MS5QYXJ0bmVyEg0KBXRvdGFsGAIgASgFIroBChRVcGRhdGVQYXJ0bmVyUmVxdWVzdBIKCgJpZBgBIAEoCRIRCgR0aWVyGAIgASgJSACIAQESGAoLd2ViaG9va191cmwYAyABKAlIAYgBARIZChFjbGVhcl93ZWJob29rX3VybBgEIAEoCBIrCgVhdWRpdBgFIAEoCzIXLmNvbW1vbi52MS5BdWRpdENvbnRleHRIAogBAUIHCgVfdGllckIOCgxfd2ViaG9va191cmxCCAoGX2F1ZGl0IlkKFUFwcHJvdmVQYXJ0bmVyUmVxdWVzdBIKCgJpZBgBIAEoCRIMCgR0aWVyGAIgASgJEiYKBWF1ZGl0GAMgASgLMhcuY29tbW9uLnYxLkF1ZGl0Q29udGV4dCJaChRSZWplY3RQYXJ0bmVyUmVxdWVzdBIKCgJpZBgBIAEoCRIOCgZyZWFzb24YAiABKAkSJgoFYXVkaXQYAyABKAsyFy5jb21tb24udjEuQXVkaXRDb250ZXh0IngKFFBhcnRuZXJBY3Rpb25SZXF1ZXN0EgoKAmlkGAEgASgJEiYKBWF1ZGl0GAIgASgLMhcuY29tbW9uLnYxLkF1ZGl0Q29udGV4dBIaCg1vdmVybGFwX2hvdXJzGAMgASgFSACIAQFCEAoOX292ZXJsYXBfaG91cnMiKAoSTGlzdEFwaUtleXNSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkiPAoTTGlzdEFwaUtleXNSZXNwb25zZRIlCghhcGlfa2V5cxgBIAMoCzITLnBhcnRuZXJzLnYxLkFwaUtleSJgChJJc3N1ZUFwaUtleVJlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRIOCgZzY29wZXMYAiADKAkSJgoFYXVkaXQYAyABKAsyFy5jb21tb24udjEuQXVkaXRDb250ZXh0ImEKE1Jldm9rZUFwaUtleVJlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRIOCgZrZXlfaWQYAiABKAkSJgoFYXVkaXQYAyABKAsyFy5jb21tb24udjEuQXVkaXRDb250ZXh0IkgKG1JvdGF0ZVdlYmhvb2tTZWNyZXRSZXNwb25zZRISCgpyb3RhdGVkX2F0GAEgASgJEhUKDXNlYWxlZF9zZWNyZXQYAiABKAkiJQoTTG9va3VwQXBpS2V5UmVxdWVzdBIOCgZwcmVmaXgYASABKAkikgEKEEFwaUtleUNyZWRlbnRpYWwSDgoGa2V5X2lkGAEgASgJEhIKCnBhcnRuZXJfaWQYAiABKAkSEwoLc2VjcmV0X2hhc2gYAyABKAkSDgoGc2NvcGVzGAQgAygJEg8KB3Jldm9rZWQYBSABKAgSFgoOcGFydG5lcl9zdGF0dXMYBiABKAkSDAoEdGllchgHIAEoCSIkChJUb3VjaEFwaUtleVJlcXVlc3QSDgoGa2V5X2lkGAEgASgJIhUKE1RvdWNoQXBpS2V5UmVzcG9uc2UitwIKCkF1ZGl0RW50cnkSCgoCaWQYASABKAkSDgoGYWN0aW9uGAIgASgJEg4KBnRhcmdldBgDIAEoCRIQCghvcGVyYXRvchgEIAEoCRISCgpyZXF1ZXN0X2lkGAUgASgJEhIKCmNyZWF0ZWRfYXQYByABKAkSNQoHZGV0YWlscxgIIAMoCzIkLnBhcnRuZXJzLnYxLkF1ZGl0RW50cnkuRGV0YWlsc0VudHJ5EhsKDm9wZXJhdG9yX2VtYWlsGAkgASgJSACIAQEaSAoMRGV0YWlsc0VudHJ5EgsKA2tleRgBIAEoCRInCgV2YWx1ZRgCIAEoCzIYLnBhcnRuZXJzLnYxLkF1ZGl0RGV0YWlsOgI4AUIRCg9fb3BlcmF0b3JfZW1haWxKBAgGEAdSDGRldGFpbHNfanNvbiJwCgtBdWRpdERldGFpbBIOCgR0ZXh0GAEgASgJSAASEAoGbnVtYmVyGAIgASgBSAASDgoEZmxhZxgDIAEoCEgAEiYKBXRleHRzGAQgASgLMhUucGFydG5lcnMudjEuVGV4dExpc3RIAEIHCgV2YWx1ZSIaCghUZXh0TGlzdBIOCgZ2YWx1ZXMYASADKAkiPwoXTGlzdEF1ZGl0RW50cmllc1JlcXVlc3QSJAoEcGFnZRgBIAEoCzIWLmNvbW1vbi52MS5QYWdlUmVxdWVzdCJTChhMaXN0QXVkaXRFbnRyaWVzUmVzcG9uc2USKAoHZW50cmllcxgBIAMoCzIXLnBhcnRuZXJzLnYxLkF1ZGl0RW50cnkSDQoFdG90YWwYAiABKAUiLwoZR2V0V2ViaG9va0VuZHBvaW50UmVxdWVzdBISCgpwYXJ0bmVyX2lkGAEgASgJIukBCg9XZWJob29rRW5kcG9pbnQSEAoDdXJsGAEgASgJSACIAQESFQoNc2VhbGVkX3NlY3JldBgCIAEoCRIOCgZzdGF0dXMYAyABKAkSDQoFZW1haWwYBCABKAkSIwoWcHJldmlvdXNfc2VhbGVkX3NlY3JldBgFIAEoCUgBiAEBEicKGnByZXZpb3VzX3NlY3JldF9leHBpcmVzX2F0GAYgASgJSAKIAQFCBgoEX3VybEIZChdfcHJldmlvdXNfc2VhbGVkX3NlY3JldEIdChtfcHJldmlvdXNfc2VjcmV0X2V4cGlyZXNfYXQyzhEKD1BhcnRuZXJzU2VydmljZRI+CghSZWdpc3RlchIcLnBhcnRuZXJzLnYxLlJlZ2lzdGVyUmVxdWVzdBoULnBhcnRuZXJzLnYxLlBhcnRuZXISOAoFTG9naW4SGS5wYXJ0bmVycy52MS5Mb2dpblJlcXVlc3QaFC5wYXJ0bmVycy52MS5QYXJ0bmVyEkgKCkdldFBhcnRuZXISHi5wYXJ0bmVycy52MS5HZXRQYXJ0bmVyUmVxdWVzdBoaLnBhcnRuZXJzLnYxLlBhcnRuZXJEZXRhaWwSUwoMTGlzdFBhcnRuZXJzEiAucGFydG5lcnMudjEuTGlzdFBhcnRuZXJzUmVxdWVzdBohLnBhcnRuZXJzLnYxLkxpc3RQYXJ0bmVyc1Jlc3BvbnNlEkgKDVVwZGF0ZVBhcnRuZXISIS5wYXJ0bmVycy52MS5VcGRhdGVQYXJ0bmVyUmVxdWVzdBoULnBhcnRuZXJzLnYxLlBhcnRuZXISSgoOQXBwcm92ZVBhcnRuZXISIi5wYXJ0bmVycy52MS5BcHByb3ZlUGFydG5lclJlcXVlc3QaFC5wYXJ0bmVycy52MS5QYXJ0bmVyEkgKDVJlamVjdFBhcnRuZXISIS5wYXJ0bmVycy52MS5SZWplY3RQYXJ0bmVyUmVxdWVzdBoULnBhcnRuZXJzLnYxLlBhcnRuZXISSQoOU3VzcGVuZFBhcnRuZXISIS5wYXJ0bmVycy52MS5QYXJ0bmVyQWN0aW9uUmVxdWVzdBoULnBhcnRuZXJzLnYxLlBhcnRuZXISSwoQUmVpbnN0YXRlUGFydG5lchIhLnBhcnRuZXJzLnYxLlBhcnRuZXJBY3Rpb25SZXF1ZXN0GhQucGFydG5lcnMudjEuUGFydG5lchJQCgtMaXN0QXBpS2V5cxIfLnBhcnRuZXJzLnYxLkxpc3RBcGlLZXlzUmVxdWVzdBogLnBhcnRuZXJzLnYxLkxpc3RBcGlLZXlzUmVzcG9uc2USQwoLSXNzdWVBcGlLZXkSHy5wYXJ0bmVycy52MS5Jc3N1ZUFwaUtleVJlcXVlc3QaEy5wYXJ0bmVycy52MS5BcGlLZXkSRQoMUmV2b2tlQXBpS2V5EiAucGFydG5lcnMudjEuUmV2b2tlQXBpS2V5UmVxdWVzdBoTLnBhcnRuZXJzLnYxLkFwaUtleRJiChNSb3RhdGVXZWJob29rU2VjcmV0EiEucGFydG5lcnMudjEuUGFydG5lckFjdGlvblJlcXVlc3QaKC5wYXJ0bmVycy52MS5Sb3RhdGVXZWJob29rU2VjcmV0UmVzcG9uc2USTwoMTG9va3VwQXBpS2V5EiAucGFydG5lcnMudjEuTG9va3VwQXBpS2V5UmVxdWVzdBodLnBhcnRuZXJzLnYxLkFwaUtleUNyZWRlbnRpYWwSUAoLVG91Y2hBcGlLZXkSHy5wYXJ0bmVycy52MS5Ub3VjaEFwaUtleVJlcXVlc3QaIC5wYXJ0bmVycy52MS5Ub3VjaEFwaUtleVJlc3BvbnNlEl8KEExpc3RBdWRpdEVudHJpZXMSJC5wYXJ0bmVycy52MS5MaXN0QXVkaXRFbnRyaWVzUmVxdWVzdBolLnBhcnRuZXJzLnYxLkxpc3RBdWRpdEVudHJpZXNSZXNwb25zZRJaChJHZXRXZWJob29rRW5kcG9pbnQSJi5wYXJ0bmVycy52MS5HZXRXZWJob29rRW5kcG9pbnRSZXF1ZXN0GhwucGFydG5lcnMudjEuV2ViaG9va0VuZHBvaW50EkQKC1ZlcmlmeUVtYWlsEh8ucGFydG5lcnMudjEuVmVyaWZ5RW1haWxSZXF1ZXN0GhQucGFydG5lcnMudjEuUGFydG5lchJOChJSZXNlbmRWZXJpZmljYXRpb24SGS5wYXJ0bmVycy52MS5FbWFpbFJlcXVlc3QaHS5wYXJ0bmVycy52MS5BY2NlcHRlZFJlc3BvbnNlElAKFFJlcXVlc3RQYXNzd29yZFJlc2V0EhkucGFydG5lcnMudjEuRW1haWxSZXF1ZXN0Gh0ucGFydG5lcnMudjEuQWNjZXB0ZWRSZXNwb25zZRJWChRDb25maXJtUGFzc3dvcmRSZXNldBIoLnBhcnRuZXJzLnYxLkNvbmZpcm1QYXNzd29yZFJlc2V0UmVxdWVzdBoULnBhcnRuZXJzLnYxLlBhcnRuZXISSgoOQ2hhbmdlUGFzc3dvcmQSIi5wYXJ0bmVycy52MS5DaGFuZ2VQYXNzd29yZFJlcXVlc3QaFC5wYXJ0bmVycy52MS5QYXJ0bmVyEksKDkNyZWF0ZU9wZXJhdG9yEiIucGFydG5lcnMudjEuQ3JlYXRlT3BlcmF0b3JSZXF1ZXN0GhUucGFydG5lcnMudjEuT3BlcmF0b3ISVgoNTGlzdE9wZXJhdG9ycxIhLnBhcnRuZXJzLnYxLkxpc3RPcGVyYXRvcnNSZXF1ZXN0GiIucGFydG5lcnMudjEuTGlzdE9wZXJhdG9yc1Jlc3BvbnNlEksKDlJldm9rZU9wZXJhdG9yEiIucGFydG5lcnMudjEuT3BlcmF0b3JBY3Rpb25SZXF1ZXN0GhUucGFydG5lcnMudjEuT3BlcmF0b3ISUwoSVXBkYXRlT3BlcmF0b3JSb2xlEiYucGFydG5lcnMudjEuVXBkYXRlT3BlcmF0b3JSb2xlUmVxdWVzdBoVLnBhcnRuZXJzLnYxLk9wZXJhdG9yEl8KE0xvb2t1cE9wZXJhdG9yVG9rZW4SJy5wYXJ0bmVycy52MS5Mb29rdXBPcGVyYXRvclRva2VuUmVxdWVzdBofLnBhcnRuZXJzLnYxLk9wZXJhdG9yQ3JlZGVudGlhbBJUCg1Ub3VjaE9wZXJhdG9yEiEucGFydG5lcnMudjEuVG91Y2hPcGVyYXRvclJlcXVlc3QaIC5wYXJ0bmVycy52MS5Ub3VjaEFwaUtleVJlc3BvbnNlYgZwcm90bzM", [file_common_v1_common]);
+  fileDesc("ChpwYXJ0bmVycy92MS9wYXJ0bmVycy5wcm90bxILcGFydG5lcnMudjEiOQoPVGVzdE1vZGVSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSEgoKcmVxdWVzdF9pZBgCIAEoCSJCCg1Jc3N1ZWRUZXN0S2V5EiQKB2FwaV9rZXkYASABKAsyEy5wYXJ0bmVycy52MS5BcGlLZXkSCwoDa2V5GAIgASgJIjcKEVRlc3RXZWJob29rU2VjcmV0Eg4KBnNlY3JldBgBIAEoCRISCgpyb3RhdGVkX2F0GAIgASgJIjwKEFRlc3REYXRhRGVsZXRpb24SEgoKYWNjb3VudF9pZBgBIAEoCRIUCgxyZXF1ZXN0ZWRfYXQYAiABKAkiIwoSVmVyaWZ5RW1haWxSZXF1ZXN0Eg0KBXRva2VuGAEgASgJIh0KDEVtYWlsUmVxdWVzdBINCgVlbWFpbBgBIAEoCSISChBBY2NlcHRlZFJlc3BvbnNlIj4KG0NvbmZpcm1QYXNzd29yZFJlc2V0UmVxdWVzdBINCgV0b2tlbhgBIAEoCRIQCghwYXNzd29yZBgCIAEoCSJvChVDaGFuZ2VQYXNzd29yZFJlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRIYChBjdXJyZW50X3Bhc3N3b3JkGAIgASgJEhQKDG5ld19wYXNzd29yZBgDIAEoCRISCgpyZXF1ZXN0X2lkGAQgASgJIqkBCghPcGVyYXRvchIKCgJpZBgBIAEoCRINCgVlbWFpbBgCIAEoCRIMCgRuYW1lGAMgASgJEgwKBHJvbGUYBCABKAkSEgoKY3JlYXRlZF9hdBgFIAEoCRIZCgxsYXN0X3VzZWRfYXQYBiABKAlIAIgBARIXCgpyZXZva2VkX2F0GAcgASgJSAGIAQFCDwoNX2xhc3RfdXNlZF9hdEINCgtfcmV2b2tlZF9hdCJqChVDcmVhdGVPcGVyYXRvclJlcXVlc3QSDQoFZW1haWwYASABKAkSDAoEbmFtZRgCIAEoCRIMCgRyb2xlGAMgASgJEiYKBWF1ZGl0GAQgASgLMhcuY29tbW9uLnYxLkF1ZGl0Q29udGV4dCI8ChRMaXN0T3BlcmF0b3JzUmVxdWVzdBIkCgRwYWdlGAEgASgLMhYuY29tbW9uLnYxLlBhZ2VSZXF1ZXN0IlAKFUxpc3RPcGVyYXRvcnNSZXNwb25zZRIoCglvcGVyYXRvcnMYASADKAsyFS5wYXJ0bmVycy52MS5PcGVyYXRvchINCgV0b3RhbBgCIAEoBSJLChVPcGVyYXRvckFjdGlvblJlcXVlc3QSCgoCaWQYASABKAkSJgoFYXVkaXQYAiABKAsyFy5jb21tb24udjEuQXVkaXRDb250ZXh0Il0KGVVwZGF0ZU9wZXJhdG9yUm9sZVJlcXVlc3QSCgoCaWQYASABKAkSDAoEcm9sZRgCIAEoCRImCgVhdWRpdBgDIAEoCzIXLmNvbW1vbi52MS5BdWRpdENvbnRleHQiLAoaTG9va3VwT3BlcmF0b3JUb2tlblJlcXVlc3QSDgoGcHJlZml4GAEgASgJImwKEk9wZXJhdG9yQ3JlZGVudGlhbBITCgtvcGVyYXRvcl9pZBgBIAEoCRINCgVlbWFpbBgCIAEoCRIMCgRyb2xlGAMgASgJEhMKC3NlY3JldF9oYXNoGAQgASgJEg8KB3Jldm9rZWQYBSABKAgiKwoUVG91Y2hPcGVyYXRvclJlcXVlc3QSEwoLb3BlcmF0b3JfaWQYASABKAkiuAIKB1BhcnRuZXISCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRINCgVlbWFpbBgDIAEoCRIPCgdjb21wYW55GAQgASgJEg4KBnN0YXR1cxgFIAEoCRIMCgR0aWVyGAYgASgJEhgKC3dlYmhvb2tfdXJsGAcgASgJSACIAQESEgoKY3JlYXRlZF9hdBgIIAEoCRIdChByZWplY3Rpb25fcmVhc29uGAkgASgJSAGIAQESFgoOZW1haWxfdmVyaWZpZWQYCiABKAgSFwoPc2Vzc2lvbl92ZXJzaW9uGAsgASgFEh0KEHRlc3Rfd2ViaG9va191cmwYDCABKAlIAogBAUIOCgxfd2ViaG9va191cmxCEwoRX3JlamVjdGlvbl9yZWFzb25CEwoRX3Rlc3Rfd2ViaG9va191cmwirgEKBkFwaUtleRIKCgJpZBgBIAEoCRIOCgZwcmVmaXgYAiABKAkSDgoGc2NvcGVzGAMgAygJEhIKCmNyZWF0ZWRfYXQYBCABKAkSGQoMbGFzdF91c2VkX2F0GAUgASgJSACIAQESFwoKcmV2b2tlZF9hdBgGIAEoCUgBiAEBEhAKCGxpdmVtb2RlGAcgASgIQg8KDV9sYXN0X3VzZWRfYXRCDQoLX3Jldm9rZWRfYXQihQEKDVBhcnRuZXJEZXRhaWwSJQoHcGFydG5lchgBIAEoCzIULnBhcnRuZXJzLnYxLlBhcnRuZXISJQoIYXBpX2tleXMYAiADKAsyEy5wYXJ0bmVycy52MS5BcGlLZXkSJgoJdGVzdF9rZXlzGAMgAygLMhMucGFydG5lcnMudjEuQXBpS2V5InsKD1JlZ2lzdGVyUmVxdWVzdBIMCgRuYW1lGAEgASgJEg0KBWVtYWlsGAIgASgJEg8KB2NvbXBhbnkYAyABKAkSEAoIcGFzc3dvcmQYBCABKAkSGAoLd2ViaG9va191cmwYBSABKAlIAIgBAUIOCgxfd2ViaG9va191cmwiLwoMTG9naW5SZXF1ZXN0Eg0KBWVtYWlsGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJIh8KEUdldFBhcnRuZXJSZXF1ZXN0EgoKAmlkGAEgASgJIksKE0xpc3RQYXJ0bmVyc1JlcXVlc3QSDgoGc3RhdHVzGAEgASgJEiQKBHBhZ2UYAiABKAsyFi5jb21tb24udjEuUGFnZVJlcXVlc3QiTQoUTGlzdFBhcnRuZXJzUmVzcG9uc2USJgoIcGFydG5lcnMYASADKAsyFC5wYXJ0bmVycy52MS5QYXJ0bmVyEg0KBXRvdGFsGAIgASgFIo4CChRVcGRhdGVQYXJ0bmVyUmVxdWVzdBIKCgJpZBgBIAEoCRIRCgR0aWVyGAIgASgJSACIAQESGAoLd2ViaG9va191cmwYAyABKAlIAYgBARIZChFjbGVhcl93ZWJob29rX3VybBgEIAEoCBIrCgVhdWRpdBgFIAEoCzIXLmNvbW1vbi52MS5BdWRpdENvbnRleHRIAogBARIdChB0ZXN0X3dlYmhvb2tfdXJsGAYgASgJSAOIAQESHgoWY2xlYXJfdGVzdF93ZWJob29rX3VybBgHIAEoCEIHCgVfdGllckIOCgxfd2ViaG9va191cmxCCAoGX2F1ZGl0QhMKEV90ZXN0X3dlYmhvb2tfdXJsIlkKFUFwcHJvdmVQYXJ0bmVyUmVxdWVzdBIKCgJpZBgBIAEoCRIMCgR0aWVyGAIgASgJEiYKBWF1ZGl0GAMgASgLMhcuY29tbW9uLnYxLkF1ZGl0Q29udGV4dCJaChRSZWplY3RQYXJ0bmVyUmVxdWVzdBIKCgJpZBgBIAEoCRIOCgZyZWFzb24YAiABKAkSJgoFYXVkaXQYAyABKAsyFy5jb21tb24udjEuQXVkaXRDb250ZXh0IngKFFBhcnRuZXJBY3Rpb25SZXF1ZXN0EgoKAmlkGAEgASgJEiYKBWF1ZGl0GAIgASgLMhcuY29tbW9uLnYxLkF1ZGl0Q29udGV4dBIaCg1vdmVybGFwX2hvdXJzGAMgASgFSACIAQFCEAoOX292ZXJsYXBfaG91cnMiKAoSTGlzdEFwaUtleXNSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkiPAoTTGlzdEFwaUtleXNSZXNwb25zZRIlCghhcGlfa2V5cxgBIAMoCzITLnBhcnRuZXJzLnYxLkFwaUtleSJgChJJc3N1ZUFwaUtleVJlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRIOCgZzY29wZXMYAiADKAkSJgoFYXVkaXQYAyABKAsyFy5jb21tb24udjEuQXVkaXRDb250ZXh0ImEKE1Jldm9rZUFwaUtleVJlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRIOCgZrZXlfaWQYAiABKAkSJgoFYXVkaXQYAyABKAsyFy5jb21tb24udjEuQXVkaXRDb250ZXh0IkgKG1JvdGF0ZVdlYmhvb2tTZWNyZXRSZXNwb25zZRISCgpyb3RhdGVkX2F0GAEgASgJEhUKDXNlYWxlZF9zZWNyZXQYAiABKAkiJQoTTG9va3VwQXBpS2V5UmVxdWVzdBIOCgZwcmVmaXgYASABKAkipAEKEEFwaUtleUNyZWRlbnRpYWwSDgoGa2V5X2lkGAEgASgJEhIKCnBhcnRuZXJfaWQYAiABKAkSEwoLc2VjcmV0X2hhc2gYAyABKAkSDgoGc2NvcGVzGAQgAygJEg8KB3Jldm9rZWQYBSABKAgSFgoOcGFydG5lcl9zdGF0dXMYBiABKAkSDAoEdGllchgHIAEoCRIQCghsaXZlbW9kZRgIIAEoCCIkChJUb3VjaEFwaUtleVJlcXVlc3QSDgoGa2V5X2lkGAEgASgJIhUKE1RvdWNoQXBpS2V5UmVzcG9uc2UitwIKCkF1ZGl0RW50cnkSCgoCaWQYASABKAkSDgoGYWN0aW9uGAIgASgJEg4KBnRhcmdldBgDIAEoCRIQCghvcGVyYXRvchgEIAEoCRISCgpyZXF1ZXN0X2lkGAUgASgJEhIKCmNyZWF0ZWRfYXQYByABKAkSNQoHZGV0YWlscxgIIAMoCzIkLnBhcnRuZXJzLnYxLkF1ZGl0RW50cnkuRGV0YWlsc0VudHJ5EhsKDm9wZXJhdG9yX2VtYWlsGAkgASgJSACIAQEaSAoMRGV0YWlsc0VudHJ5EgsKA2tleRgBIAEoCRInCgV2YWx1ZRgCIAEoCzIYLnBhcnRuZXJzLnYxLkF1ZGl0RGV0YWlsOgI4AUIRCg9fb3BlcmF0b3JfZW1haWxKBAgGEAdSDGRldGFpbHNfanNvbiJwCgtBdWRpdERldGFpbBIOCgR0ZXh0GAEgASgJSAASEAoGbnVtYmVyGAIgASgBSAASDgoEZmxhZxgDIAEoCEgAEiYKBXRleHRzGAQgASgLMhUucGFydG5lcnMudjEuVGV4dExpc3RIAEIHCgV2YWx1ZSIaCghUZXh0TGlzdBIOCgZ2YWx1ZXMYASADKAkiPwoXTGlzdEF1ZGl0RW50cmllc1JlcXVlc3QSJAoEcGFnZRgBIAEoCzIWLmNvbW1vbi52MS5QYWdlUmVxdWVzdCJTChhMaXN0QXVkaXRFbnRyaWVzUmVzcG9uc2USKAoHZW50cmllcxgBIAMoCzIXLnBhcnRuZXJzLnYxLkF1ZGl0RW50cnkSDQoFdG90YWwYAiABKAUiLwoZR2V0V2ViaG9va0VuZHBvaW50UmVxdWVzdBISCgpwYXJ0bmVyX2lkGAEgASgJIukBCg9XZWJob29rRW5kcG9pbnQSEAoDdXJsGAEgASgJSACIAQESFQoNc2VhbGVkX3NlY3JldBgCIAEoCRIOCgZzdGF0dXMYAyABKAkSDQoFZW1haWwYBCABKAkSIwoWcHJldmlvdXNfc2VhbGVkX3NlY3JldBgFIAEoCUgBiAEBEicKGnByZXZpb3VzX3NlY3JldF9leHBpcmVzX2F0GAYgASgJSAKIAQFCBgoEX3VybEIZChdfcHJldmlvdXNfc2VhbGVkX3NlY3JldEIdChtfcHJldmlvdXNfc2VjcmV0X2V4cGlyZXNfYXQykRQKD1BhcnRuZXJzU2VydmljZRI+CghSZWdpc3RlchIcLnBhcnRuZXJzLnYxLlJlZ2lzdGVyUmVxdWVzdBoULnBhcnRuZXJzLnYxLlBhcnRuZXISOAoFTG9naW4SGS5wYXJ0bmVycy52MS5Mb2dpblJlcXVlc3QaFC5wYXJ0bmVycy52MS5QYXJ0bmVyEkgKCkdldFBhcnRuZXISHi5wYXJ0bmVycy52MS5HZXRQYXJ0bmVyUmVxdWVzdBoaLnBhcnRuZXJzLnYxLlBhcnRuZXJEZXRhaWwSUwoMTGlzdFBhcnRuZXJzEiAucGFydG5lcnMudjEuTGlzdFBhcnRuZXJzUmVxdWVzdBohLnBhcnRuZXJzLnYxLkxpc3RQYXJ0bmVyc1Jlc3BvbnNlEkgKDVVwZGF0ZVBhcnRuZXISIS5wYXJ0bmVycy52MS5VcGRhdGVQYXJ0bmVyUmVxdWVzdBoULnBhcnRuZXJzLnYxLlBhcnRuZXISSgoOQXBwcm92ZVBhcnRuZXISIi5wYXJ0bmVycy52MS5BcHByb3ZlUGFydG5lclJlcXVlc3QaFC5wYXJ0bmVycy52MS5QYXJ0bmVyEkgKDVJlamVjdFBhcnRuZXISIS5wYXJ0bmVycy52MS5SZWplY3RQYXJ0bmVyUmVxdWVzdBoULnBhcnRuZXJzLnYxLlBhcnRuZXISSQoOU3VzcGVuZFBhcnRuZXISIS5wYXJ0bmVycy52MS5QYXJ0bmVyQWN0aW9uUmVxdWVzdBoULnBhcnRuZXJzLnYxLlBhcnRuZXISSwoQUmVpbnN0YXRlUGFydG5lchIhLnBhcnRuZXJzLnYxLlBhcnRuZXJBY3Rpb25SZXF1ZXN0GhQucGFydG5lcnMudjEuUGFydG5lchJQCgtMaXN0QXBpS2V5cxIfLnBhcnRuZXJzLnYxLkxpc3RBcGlLZXlzUmVxdWVzdBogLnBhcnRuZXJzLnYxLkxpc3RBcGlLZXlzUmVzcG9uc2USQwoLSXNzdWVBcGlLZXkSHy5wYXJ0bmVycy52MS5Jc3N1ZUFwaUtleVJlcXVlc3QaEy5wYXJ0bmVycy52MS5BcGlLZXkSRQoMUmV2b2tlQXBpS2V5EiAucGFydG5lcnMudjEuUmV2b2tlQXBpS2V5UmVxdWVzdBoTLnBhcnRuZXJzLnYxLkFwaUtleRJiChNSb3RhdGVXZWJob29rU2VjcmV0EiEucGFydG5lcnMudjEuUGFydG5lckFjdGlvblJlcXVlc3QaKC5wYXJ0bmVycy52MS5Sb3RhdGVXZWJob29rU2VjcmV0UmVzcG9uc2USTwoMTG9va3VwQXBpS2V5EiAucGFydG5lcnMudjEuTG9va3VwQXBpS2V5UmVxdWVzdBodLnBhcnRuZXJzLnYxLkFwaUtleUNyZWRlbnRpYWwSUAoLVG91Y2hBcGlLZXkSHy5wYXJ0bmVycy52MS5Ub3VjaEFwaUtleVJlcXVlc3QaIC5wYXJ0bmVycy52MS5Ub3VjaEFwaUtleVJlc3BvbnNlEl8KEExpc3RBdWRpdEVudHJpZXMSJC5wYXJ0bmVycy52MS5MaXN0QXVkaXRFbnRyaWVzUmVxdWVzdBolLnBhcnRuZXJzLnYxLkxpc3RBdWRpdEVudHJpZXNSZXNwb25zZRJaChJHZXRXZWJob29rRW5kcG9pbnQSJi5wYXJ0bmVycy52MS5HZXRXZWJob29rRW5kcG9pbnRSZXF1ZXN0GhwucGFydG5lcnMudjEuV2ViaG9va0VuZHBvaW50EkQKC1ZlcmlmeUVtYWlsEh8ucGFydG5lcnMudjEuVmVyaWZ5RW1haWxSZXF1ZXN0GhQucGFydG5lcnMudjEuUGFydG5lchJOChJSZXNlbmRWZXJpZmljYXRpb24SGS5wYXJ0bmVycy52MS5FbWFpbFJlcXVlc3QaHS5wYXJ0bmVycy52MS5BY2NlcHRlZFJlc3BvbnNlElAKFFJlcXVlc3RQYXNzd29yZFJlc2V0EhkucGFydG5lcnMudjEuRW1haWxSZXF1ZXN0Gh0ucGFydG5lcnMudjEuQWNjZXB0ZWRSZXNwb25zZRJWChRDb25maXJtUGFzc3dvcmRSZXNldBIoLnBhcnRuZXJzLnYxLkNvbmZpcm1QYXNzd29yZFJlc2V0UmVxdWVzdBoULnBhcnRuZXJzLnYxLlBhcnRuZXISSgoOQ2hhbmdlUGFzc3dvcmQSIi5wYXJ0bmVycy52MS5DaGFuZ2VQYXNzd29yZFJlcXVlc3QaFC5wYXJ0bmVycy52MS5QYXJ0bmVyEksKDkNyZWF0ZU9wZXJhdG9yEiIucGFydG5lcnMudjEuQ3JlYXRlT3BlcmF0b3JSZXF1ZXN0GhUucGFydG5lcnMudjEuT3BlcmF0b3ISVgoNTGlzdE9wZXJhdG9ycxIhLnBhcnRuZXJzLnYxLkxpc3RPcGVyYXRvcnNSZXF1ZXN0GiIucGFydG5lcnMudjEuTGlzdE9wZXJhdG9yc1Jlc3BvbnNlEksKDlJldm9rZU9wZXJhdG9yEiIucGFydG5lcnMudjEuT3BlcmF0b3JBY3Rpb25SZXF1ZXN0GhUucGFydG5lcnMudjEuT3BlcmF0b3ISUwoSVXBkYXRlT3BlcmF0b3JSb2xlEiYucGFydG5lcnMudjEuVXBkYXRlT3BlcmF0b3JSb2xlUmVxdWVzdBoVLnBhcnRuZXJzLnYxLk9wZXJhdG9yEl8KE0xvb2t1cE9wZXJhdG9yVG9rZW4SJy5wYXJ0bmVycy52MS5Mb29rdXBPcGVyYXRvclRva2VuUmVxdWVzdBofLnBhcnRuZXJzLnYxLk9wZXJhdG9yQ3JlZGVudGlhbBJUCg1Ub3VjaE9wZXJhdG9yEiEucGFydG5lcnMudjEuVG91Y2hPcGVyYXRvclJlcXVlc3QaIC5wYXJ0bmVycy52MS5Ub3VjaEFwaUtleVJlc3BvbnNlEkgKDElzc3VlVGVzdEtleRIcLnBhcnRuZXJzLnYxLlRlc3RNb2RlUmVxdWVzdBoaLnBhcnRuZXJzLnYxLklzc3VlZFRlc3RLZXkSRgoNUmV2b2tlVGVzdEtleRIgLnBhcnRuZXJzLnYxLlJldm9rZUFwaUtleVJlcXVlc3QaEy5wYXJ0bmVycy52MS5BcGlLZXkSVwoXUm90YXRlVGVzdFdlYmhvb2tTZWNyZXQSHC5wYXJ0bmVycy52MS5UZXN0TW9kZVJlcXVlc3QaHi5wYXJ0bmVycy52MS5UZXN0V2ViaG9va1NlY3JldBJWChdSZXF1ZXN0VGVzdERhdGFEZWxldGlvbhIcLnBhcnRuZXJzLnYxLlRlc3RNb2RlUmVxdWVzdBodLnBhcnRuZXJzLnYxLlRlc3REYXRhRGVsZXRpb25iBnByb3RvMw", [file_common_v1_common]);
+
+/**
+ * @generated from message partners.v1.TestModeRequest
+ */
+export type TestModeRequest = Message<"partners.v1.TestModeRequest"> & {
+  /**
+   * @generated from field: string partner_id = 1;
+   */
+  partnerId: string;
+
+  /**
+   * @generated from field: string request_id = 2;
+   */
+  requestId: string;
+};
+
+/**
+ * Describes the message partners.v1.TestModeRequest.
+ * Use `create(TestModeRequestSchema)` to create a new message.
+ */
+export const TestModeRequestSchema: GenMessage<TestModeRequest> = /*@__PURE__*/
+  messageDesc(file_partners_v1_partners, 0);
+
+/**
+ * @generated from message partners.v1.IssuedTestKey
+ */
+export type IssuedTestKey = Message<"partners.v1.IssuedTestKey"> & {
+  /**
+   * @generated from field: partners.v1.ApiKey api_key = 1;
+   */
+  apiKey?: ApiKey | undefined;
+
+  /**
+   * sk_test_<prefix>_<secret>, never stored.
+   *
+   * @generated from field: string key = 2;
+   */
+  key: string;
+};
+
+/**
+ * Describes the message partners.v1.IssuedTestKey.
+ * Use `create(IssuedTestKeySchema)` to create a new message.
+ */
+export const IssuedTestKeySchema: GenMessage<IssuedTestKey> = /*@__PURE__*/
+  messageDesc(file_partners_v1_partners, 1);
+
+/**
+ * @generated from message partners.v1.TestWebhookSecret
+ */
+export type TestWebhookSecret = Message<"partners.v1.TestWebhookSecret"> & {
+  /**
+   * whsec_…
+   *
+   * @generated from field: string secret = 1;
+   */
+  secret: string;
+
+  /**
+   * @generated from field: string rotated_at = 2;
+   */
+  rotatedAt: string;
+};
+
+/**
+ * Describes the message partners.v1.TestWebhookSecret.
+ * Use `create(TestWebhookSecretSchema)` to create a new message.
+ */
+export const TestWebhookSecretSchema: GenMessage<TestWebhookSecret> = /*@__PURE__*/
+  messageDesc(file_partners_v1_partners, 2);
+
+/**
+ * @generated from message partners.v1.TestDataDeletion
+ */
+export type TestDataDeletion = Message<"partners.v1.TestDataDeletion"> & {
+  /**
+   * The test account whose data is being deleted (ptn_…_test).
+   *
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: string requested_at = 2;
+   */
+  requestedAt: string;
+};
+
+/**
+ * Describes the message partners.v1.TestDataDeletion.
+ * Use `create(TestDataDeletionSchema)` to create a new message.
+ */
+export const TestDataDeletionSchema: GenMessage<TestDataDeletion> = /*@__PURE__*/
+  messageDesc(file_partners_v1_partners, 3);
 
 /**
  * @generated from message partners.v1.VerifyEmailRequest
@@ -29,7 +123,7 @@ export type VerifyEmailRequest = Message<"partners.v1.VerifyEmailRequest"> & {
  * Use `create(VerifyEmailRequestSchema)` to create a new message.
  */
 export const VerifyEmailRequestSchema: GenMessage<VerifyEmailRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 0);
+  messageDesc(file_partners_v1_partners, 4);
 
 /**
  * @generated from message partners.v1.EmailRequest
@@ -46,7 +140,7 @@ export type EmailRequest = Message<"partners.v1.EmailRequest"> & {
  * Use `create(EmailRequestSchema)` to create a new message.
  */
 export const EmailRequestSchema: GenMessage<EmailRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 1);
+  messageDesc(file_partners_v1_partners, 5);
 
 /**
  * @generated from message partners.v1.AcceptedResponse
@@ -59,7 +153,7 @@ export type AcceptedResponse = Message<"partners.v1.AcceptedResponse"> & {
  * Use `create(AcceptedResponseSchema)` to create a new message.
  */
 export const AcceptedResponseSchema: GenMessage<AcceptedResponse> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 2);
+  messageDesc(file_partners_v1_partners, 6);
 
 /**
  * @generated from message partners.v1.ConfirmPasswordResetRequest
@@ -81,7 +175,7 @@ export type ConfirmPasswordResetRequest = Message<"partners.v1.ConfirmPasswordRe
  * Use `create(ConfirmPasswordResetRequestSchema)` to create a new message.
  */
 export const ConfirmPasswordResetRequestSchema: GenMessage<ConfirmPasswordResetRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 3);
+  messageDesc(file_partners_v1_partners, 7);
 
 /**
  * @generated from message partners.v1.ChangePasswordRequest
@@ -113,7 +207,7 @@ export type ChangePasswordRequest = Message<"partners.v1.ChangePasswordRequest">
  * Use `create(ChangePasswordRequestSchema)` to create a new message.
  */
 export const ChangePasswordRequestSchema: GenMessage<ChangePasswordRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 4);
+  messageDesc(file_partners_v1_partners, 8);
 
 /**
  * @generated from message partners.v1.Operator
@@ -162,7 +256,7 @@ export type Operator = Message<"partners.v1.Operator"> & {
  * Use `create(OperatorSchema)` to create a new message.
  */
 export const OperatorSchema: GenMessage<Operator> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 5);
+  messageDesc(file_partners_v1_partners, 9);
 
 /**
  * @generated from message partners.v1.CreateOperatorRequest
@@ -194,7 +288,7 @@ export type CreateOperatorRequest = Message<"partners.v1.CreateOperatorRequest">
  * Use `create(CreateOperatorRequestSchema)` to create a new message.
  */
 export const CreateOperatorRequestSchema: GenMessage<CreateOperatorRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 6);
+  messageDesc(file_partners_v1_partners, 10);
 
 /**
  * @generated from message partners.v1.ListOperatorsRequest
@@ -211,7 +305,7 @@ export type ListOperatorsRequest = Message<"partners.v1.ListOperatorsRequest"> &
  * Use `create(ListOperatorsRequestSchema)` to create a new message.
  */
 export const ListOperatorsRequestSchema: GenMessage<ListOperatorsRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 7);
+  messageDesc(file_partners_v1_partners, 11);
 
 /**
  * @generated from message partners.v1.ListOperatorsResponse
@@ -233,7 +327,7 @@ export type ListOperatorsResponse = Message<"partners.v1.ListOperatorsResponse">
  * Use `create(ListOperatorsResponseSchema)` to create a new message.
  */
 export const ListOperatorsResponseSchema: GenMessage<ListOperatorsResponse> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 8);
+  messageDesc(file_partners_v1_partners, 12);
 
 /**
  * @generated from message partners.v1.OperatorActionRequest
@@ -255,7 +349,7 @@ export type OperatorActionRequest = Message<"partners.v1.OperatorActionRequest">
  * Use `create(OperatorActionRequestSchema)` to create a new message.
  */
 export const OperatorActionRequestSchema: GenMessage<OperatorActionRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 9);
+  messageDesc(file_partners_v1_partners, 13);
 
 /**
  * @generated from message partners.v1.UpdateOperatorRoleRequest
@@ -282,7 +376,7 @@ export type UpdateOperatorRoleRequest = Message<"partners.v1.UpdateOperatorRoleR
  * Use `create(UpdateOperatorRoleRequestSchema)` to create a new message.
  */
 export const UpdateOperatorRoleRequestSchema: GenMessage<UpdateOperatorRoleRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 10);
+  messageDesc(file_partners_v1_partners, 14);
 
 /**
  * @generated from message partners.v1.LookupOperatorTokenRequest
@@ -299,7 +393,7 @@ export type LookupOperatorTokenRequest = Message<"partners.v1.LookupOperatorToke
  * Use `create(LookupOperatorTokenRequestSchema)` to create a new message.
  */
 export const LookupOperatorTokenRequestSchema: GenMessage<LookupOperatorTokenRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 11);
+  messageDesc(file_partners_v1_partners, 15);
 
 /**
  * @generated from message partners.v1.OperatorCredential
@@ -338,7 +432,7 @@ export type OperatorCredential = Message<"partners.v1.OperatorCredential"> & {
  * Use `create(OperatorCredentialSchema)` to create a new message.
  */
 export const OperatorCredentialSchema: GenMessage<OperatorCredential> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 12);
+  messageDesc(file_partners_v1_partners, 16);
 
 /**
  * @generated from message partners.v1.TouchOperatorRequest
@@ -355,7 +449,7 @@ export type TouchOperatorRequest = Message<"partners.v1.TouchOperatorRequest"> &
  * Use `create(TouchOperatorRequestSchema)` to create a new message.
  */
 export const TouchOperatorRequestSchema: GenMessage<TouchOperatorRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 13);
+  messageDesc(file_partners_v1_partners, 17);
 
 /**
  * @generated from message partners.v1.Partner
@@ -421,6 +515,13 @@ export type Partner = Message<"partners.v1.Partner"> & {
    * @generated from field: int32 session_version = 11;
    */
   sessionVersion: number;
+
+  /**
+   * Where test events go (§14); absent when none is set.
+   *
+   * @generated from field: optional string test_webhook_url = 12;
+   */
+  testWebhookUrl?: string | undefined;
 };
 
 /**
@@ -428,7 +529,7 @@ export type Partner = Message<"partners.v1.Partner"> & {
  * Use `create(PartnerSchema)` to create a new message.
  */
 export const PartnerSchema: GenMessage<Partner> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 14);
+  messageDesc(file_partners_v1_partners, 18);
 
 /**
  * @generated from message partners.v1.ApiKey
@@ -463,6 +564,13 @@ export type ApiKey = Message<"partners.v1.ApiKey"> & {
    * @generated from field: optional string revoked_at = 6;
    */
   revokedAt?: string | undefined;
+
+  /**
+   * False for a test key (sk_test_, §14).
+   *
+   * @generated from field: bool livemode = 7;
+   */
+  livemode: boolean;
 };
 
 /**
@@ -470,7 +578,7 @@ export type ApiKey = Message<"partners.v1.ApiKey"> & {
  * Use `create(ApiKeySchema)` to create a new message.
  */
 export const ApiKeySchema: GenMessage<ApiKey> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 15);
+  messageDesc(file_partners_v1_partners, 19);
 
 /**
  * @generated from message partners.v1.PartnerDetail
@@ -482,9 +590,18 @@ export type PartnerDetail = Message<"partners.v1.PartnerDetail"> & {
   partner?: Partner | undefined;
 
   /**
+   * Live keys only.
+   *
    * @generated from field: repeated partners.v1.ApiKey api_keys = 2;
    */
   apiKeys: ApiKey[];
+
+  /**
+   * The partner's test keys (§14), revoked ones included.
+   *
+   * @generated from field: repeated partners.v1.ApiKey test_keys = 3;
+   */
+  testKeys: ApiKey[];
 };
 
 /**
@@ -492,7 +609,7 @@ export type PartnerDetail = Message<"partners.v1.PartnerDetail"> & {
  * Use `create(PartnerDetailSchema)` to create a new message.
  */
 export const PartnerDetailSchema: GenMessage<PartnerDetail> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 16);
+  messageDesc(file_partners_v1_partners, 20);
 
 /**
  * @generated from message partners.v1.RegisterRequest
@@ -529,7 +646,7 @@ export type RegisterRequest = Message<"partners.v1.RegisterRequest"> & {
  * Use `create(RegisterRequestSchema)` to create a new message.
  */
 export const RegisterRequestSchema: GenMessage<RegisterRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 17);
+  messageDesc(file_partners_v1_partners, 21);
 
 /**
  * @generated from message partners.v1.LoginRequest
@@ -551,7 +668,7 @@ export type LoginRequest = Message<"partners.v1.LoginRequest"> & {
  * Use `create(LoginRequestSchema)` to create a new message.
  */
 export const LoginRequestSchema: GenMessage<LoginRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 18);
+  messageDesc(file_partners_v1_partners, 22);
 
 /**
  * @generated from message partners.v1.GetPartnerRequest
@@ -568,7 +685,7 @@ export type GetPartnerRequest = Message<"partners.v1.GetPartnerRequest"> & {
  * Use `create(GetPartnerRequestSchema)` to create a new message.
  */
 export const GetPartnerRequestSchema: GenMessage<GetPartnerRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 19);
+  messageDesc(file_partners_v1_partners, 23);
 
 /**
  * @generated from message partners.v1.ListPartnersRequest
@@ -592,7 +709,7 @@ export type ListPartnersRequest = Message<"partners.v1.ListPartnersRequest"> & {
  * Use `create(ListPartnersRequestSchema)` to create a new message.
  */
 export const ListPartnersRequestSchema: GenMessage<ListPartnersRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 20);
+  messageDesc(file_partners_v1_partners, 24);
 
 /**
  * @generated from message partners.v1.ListPartnersResponse
@@ -614,7 +731,7 @@ export type ListPartnersResponse = Message<"partners.v1.ListPartnersResponse"> &
  * Use `create(ListPartnersResponseSchema)` to create a new message.
  */
 export const ListPartnersResponseSchema: GenMessage<ListPartnersResponse> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 21);
+  messageDesc(file_partners_v1_partners, 25);
 
 /**
  * @generated from message partners.v1.UpdatePartnerRequest
@@ -648,6 +765,18 @@ export type UpdatePartnerRequest = Message<"partners.v1.UpdatePartnerRequest"> &
    * @generated from field: optional common.v1.AuditContext audit = 5;
    */
   audit?: AuditContext | undefined;
+
+  /**
+   * Set to change the test webhook URL (§14); clear_test_webhook_url removes it.
+   *
+   * @generated from field: optional string test_webhook_url = 6;
+   */
+  testWebhookUrl?: string | undefined;
+
+  /**
+   * @generated from field: bool clear_test_webhook_url = 7;
+   */
+  clearTestWebhookUrl: boolean;
 };
 
 /**
@@ -655,7 +784,7 @@ export type UpdatePartnerRequest = Message<"partners.v1.UpdatePartnerRequest"> &
  * Use `create(UpdatePartnerRequestSchema)` to create a new message.
  */
 export const UpdatePartnerRequestSchema: GenMessage<UpdatePartnerRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 22);
+  messageDesc(file_partners_v1_partners, 26);
 
 /**
  * @generated from message partners.v1.ApprovePartnerRequest
@@ -684,7 +813,7 @@ export type ApprovePartnerRequest = Message<"partners.v1.ApprovePartnerRequest">
  * Use `create(ApprovePartnerRequestSchema)` to create a new message.
  */
 export const ApprovePartnerRequestSchema: GenMessage<ApprovePartnerRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 23);
+  messageDesc(file_partners_v1_partners, 27);
 
 /**
  * @generated from message partners.v1.RejectPartnerRequest
@@ -711,7 +840,7 @@ export type RejectPartnerRequest = Message<"partners.v1.RejectPartnerRequest"> &
  * Use `create(RejectPartnerRequestSchema)` to create a new message.
  */
 export const RejectPartnerRequestSchema: GenMessage<RejectPartnerRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 24);
+  messageDesc(file_partners_v1_partners, 28);
 
 /**
  * @generated from message partners.v1.PartnerActionRequest
@@ -741,7 +870,7 @@ export type PartnerActionRequest = Message<"partners.v1.PartnerActionRequest"> &
  * Use `create(PartnerActionRequestSchema)` to create a new message.
  */
 export const PartnerActionRequestSchema: GenMessage<PartnerActionRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 25);
+  messageDesc(file_partners_v1_partners, 29);
 
 /**
  * @generated from message partners.v1.ListApiKeysRequest
@@ -758,7 +887,7 @@ export type ListApiKeysRequest = Message<"partners.v1.ListApiKeysRequest"> & {
  * Use `create(ListApiKeysRequestSchema)` to create a new message.
  */
 export const ListApiKeysRequestSchema: GenMessage<ListApiKeysRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 26);
+  messageDesc(file_partners_v1_partners, 30);
 
 /**
  * @generated from message partners.v1.ListApiKeysResponse
@@ -775,7 +904,7 @@ export type ListApiKeysResponse = Message<"partners.v1.ListApiKeysResponse"> & {
  * Use `create(ListApiKeysResponseSchema)` to create a new message.
  */
 export const ListApiKeysResponseSchema: GenMessage<ListApiKeysResponse> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 27);
+  messageDesc(file_partners_v1_partners, 31);
 
 /**
  * @generated from message partners.v1.IssueApiKeyRequest
@@ -802,7 +931,7 @@ export type IssueApiKeyRequest = Message<"partners.v1.IssueApiKeyRequest"> & {
  * Use `create(IssueApiKeyRequestSchema)` to create a new message.
  */
 export const IssueApiKeyRequestSchema: GenMessage<IssueApiKeyRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 28);
+  messageDesc(file_partners_v1_partners, 32);
 
 /**
  * @generated from message partners.v1.RevokeApiKeyRequest
@@ -829,7 +958,7 @@ export type RevokeApiKeyRequest = Message<"partners.v1.RevokeApiKeyRequest"> & {
  * Use `create(RevokeApiKeyRequestSchema)` to create a new message.
  */
 export const RevokeApiKeyRequestSchema: GenMessage<RevokeApiKeyRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 29);
+  messageDesc(file_partners_v1_partners, 33);
 
 /**
  * @generated from message partners.v1.RotateWebhookSecretResponse
@@ -854,7 +983,7 @@ export type RotateWebhookSecretResponse = Message<"partners.v1.RotateWebhookSecr
  * Use `create(RotateWebhookSecretResponseSchema)` to create a new message.
  */
 export const RotateWebhookSecretResponseSchema: GenMessage<RotateWebhookSecretResponse> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 30);
+  messageDesc(file_partners_v1_partners, 34);
 
 /**
  * @generated from message partners.v1.LookupApiKeyRequest
@@ -871,7 +1000,7 @@ export type LookupApiKeyRequest = Message<"partners.v1.LookupApiKeyRequest"> & {
  * Use `create(LookupApiKeyRequestSchema)` to create a new message.
  */
 export const LookupApiKeyRequestSchema: GenMessage<LookupApiKeyRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 31);
+  messageDesc(file_partners_v1_partners, 35);
 
 /**
  * @generated from message partners.v1.ApiKeyCredential
@@ -913,6 +1042,13 @@ export type ApiKeyCredential = Message<"partners.v1.ApiKeyCredential"> & {
    * @generated from field: string tier = 7;
    */
   tier: string;
+
+  /**
+   * False for a test key: the gateway acts on the partner's test account.
+   *
+   * @generated from field: bool livemode = 8;
+   */
+  livemode: boolean;
 };
 
 /**
@@ -920,7 +1056,7 @@ export type ApiKeyCredential = Message<"partners.v1.ApiKeyCredential"> & {
  * Use `create(ApiKeyCredentialSchema)` to create a new message.
  */
 export const ApiKeyCredentialSchema: GenMessage<ApiKeyCredential> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 32);
+  messageDesc(file_partners_v1_partners, 36);
 
 /**
  * @generated from message partners.v1.TouchApiKeyRequest
@@ -937,7 +1073,7 @@ export type TouchApiKeyRequest = Message<"partners.v1.TouchApiKeyRequest"> & {
  * Use `create(TouchApiKeyRequestSchema)` to create a new message.
  */
 export const TouchApiKeyRequestSchema: GenMessage<TouchApiKeyRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 33);
+  messageDesc(file_partners_v1_partners, 37);
 
 /**
  * @generated from message partners.v1.TouchApiKeyResponse
@@ -950,7 +1086,7 @@ export type TouchApiKeyResponse = Message<"partners.v1.TouchApiKeyResponse"> & {
  * Use `create(TouchApiKeyResponseSchema)` to create a new message.
  */
 export const TouchApiKeyResponseSchema: GenMessage<TouchApiKeyResponse> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 34);
+  messageDesc(file_partners_v1_partners, 38);
 
 /**
  * @generated from message partners.v1.AuditEntry
@@ -1006,7 +1142,7 @@ export type AuditEntry = Message<"partners.v1.AuditEntry"> & {
  * Use `create(AuditEntrySchema)` to create a new message.
  */
 export const AuditEntrySchema: GenMessage<AuditEntry> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 35);
+  messageDesc(file_partners_v1_partners, 39);
 
 /**
  * One fact of an audit entry. No value set is JSON null (a cleared region or webhook URL).
@@ -1053,7 +1189,7 @@ export type AuditDetail = Message<"partners.v1.AuditDetail"> & {
  * Use `create(AuditDetailSchema)` to create a new message.
  */
 export const AuditDetailSchema: GenMessage<AuditDetail> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 36);
+  messageDesc(file_partners_v1_partners, 40);
 
 /**
  * @generated from message partners.v1.TextList
@@ -1070,7 +1206,7 @@ export type TextList = Message<"partners.v1.TextList"> & {
  * Use `create(TextListSchema)` to create a new message.
  */
 export const TextListSchema: GenMessage<TextList> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 37);
+  messageDesc(file_partners_v1_partners, 41);
 
 /**
  * @generated from message partners.v1.ListAuditEntriesRequest
@@ -1087,7 +1223,7 @@ export type ListAuditEntriesRequest = Message<"partners.v1.ListAuditEntriesReque
  * Use `create(ListAuditEntriesRequestSchema)` to create a new message.
  */
 export const ListAuditEntriesRequestSchema: GenMessage<ListAuditEntriesRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 38);
+  messageDesc(file_partners_v1_partners, 42);
 
 /**
  * @generated from message partners.v1.ListAuditEntriesResponse
@@ -1109,13 +1245,16 @@ export type ListAuditEntriesResponse = Message<"partners.v1.ListAuditEntriesResp
  * Use `create(ListAuditEntriesResponseSchema)` to create a new message.
  */
 export const ListAuditEntriesResponseSchema: GenMessage<ListAuditEntriesResponse> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 39);
+  messageDesc(file_partners_v1_partners, 43);
 
 /**
  * @generated from message partners.v1.GetWebhookEndpointRequest
  */
 export type GetWebhookEndpointRequest = Message<"partners.v1.GetWebhookEndpointRequest"> & {
   /**
+   * An account id: the partner id (live endpoint) or ptn_…_test (the test
+   * webhook URL and test secret, §14).
+   *
    * @generated from field: string partner_id = 1;
    */
   partnerId: string;
@@ -1126,7 +1265,7 @@ export type GetWebhookEndpointRequest = Message<"partners.v1.GetWebhookEndpointR
  * Use `create(GetWebhookEndpointRequestSchema)` to create a new message.
  */
 export const GetWebhookEndpointRequestSchema: GenMessage<GetWebhookEndpointRequest> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 40);
+  messageDesc(file_partners_v1_partners, 44);
 
 /**
  * @generated from message partners.v1.WebhookEndpoint
@@ -1179,7 +1318,7 @@ export type WebhookEndpoint = Message<"partners.v1.WebhookEndpoint"> & {
  * Use `create(WebhookEndpointSchema)` to create a new message.
  */
 export const WebhookEndpointSchema: GenMessage<WebhookEndpoint> = /*@__PURE__*/
-  messageDesc(file_partners_v1_partners, 41);
+  messageDesc(file_partners_v1_partners, 45);
 
 /**
  * Partner accounts, API keys, webhook secrets and the operator audit log.
@@ -1425,6 +1564,50 @@ export const PartnersService: GenService<{
     methodKind: "unary";
     input: typeof TouchOperatorRequestSchema;
     output: typeof TouchApiKeyResponseSchema;
+  },
+  /**
+   * §14 test mode, the partner's own portal calls. Allowed while pending;
+   * refused (ACCOUNT_NOT_ACTIVE) once rejected or suspended.
+   * A test key with all four scopes; the key in full is in this answer only
+   * (§14 shows it once), at most 5 active (INVALID_STATE beyond).
+   *
+   * @generated from rpc partners.v1.PartnersService.IssueTestKey
+   */
+  issueTestKey: {
+    methodKind: "unary";
+    input: typeof TestModeRequestSchema;
+    output: typeof IssuedTestKeySchema;
+  },
+  /**
+   * Revokes one of the partner's test keys (a live key id is NOT_FOUND here).
+   *
+   * @generated from rpc partners.v1.PartnersService.RevokeTestKey
+   */
+  revokeTestKey: {
+    methodKind: "unary";
+    input: typeof RevokeApiKeyRequestSchema;
+    output: typeof ApiKeySchema;
+  },
+  /**
+   * A new test webhook signing secret replacing the previous one, in clear in
+   * this answer only (the portal shows it once); stored sealed.
+   *
+   * @generated from rpc partners.v1.PartnersService.RotateTestWebhookSecret
+   */
+  rotateTestWebhookSecret: {
+    methodKind: "unary";
+    input: typeof TestModeRequestSchema;
+    output: typeof TestWebhookSecretSchema;
+  },
+  /**
+   * Publishes partners.test_data.delete_requested for the partner's test account.
+   *
+   * @generated from rpc partners.v1.PartnersService.RequestTestDataDeletion
+   */
+  requestTestDataDeletion: {
+    methodKind: "unary";
+    input: typeof TestModeRequestSchema;
+    output: typeof TestDataDeletionSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_partners_v1_partners, 0);
