@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
-import { parseDataKey } from '@esim/crypto';
+import { open, parseDataKey, webhookSecretRecord } from '@esim/crypto';
 import { createClient } from '@esim/grpc';
+import { livemodeOf, partnerIdOf } from '@esim/ids';
 import { partnersV1, webhooksV1 } from '@esim/proto';
 import { defineService, grpcBinding } from '@esim/service';
 import { readConfig } from './config.js';
@@ -52,16 +53,25 @@ export const webhooksService = defineService({
       logger,
     };
     const dataKey = deps.dataKey;
+    // Account ids throughout: a test account's primary endpoint is the partner's testWebhookUrl and test secret (§14).
     const partnersPort: PartnersPort = {
-      async primaryOf(partnerId) {
-        const { url, sealedSecret, email } = await partners.getWebhookEndpoint({ partnerId }, { deadlineMs: endpointLookupMs });
+      async primaryOf(accountId) {
+        const { url, sealedSecret, email } = await partners.getWebhookEndpoint({ partnerId: accountId }, { deadlineMs: endpointLookupMs });
         return { url, sealedSecret, email };
       },
-      async setPrimaryUrl(partnerId, url, audit) {
-        await partners.updatePartner({ id: partnerId, webhookUrl: url ?? undefined, clearWebhookUrl: url === null, audit });
+      async setPrimaryUrl(accountId, url, audit) {
+        if (livemodeOf(accountId)) {
+          await partners.updatePartner({ id: accountId, webhookUrl: url ?? undefined, clearWebhookUrl: url === null, audit });
+        } else {
+          await partners.updatePartner({ id: partnerIdOf(accountId), testWebhookUrl: url ?? undefined, clearTestWebhookUrl: url === null, audit });
+        }
       },
-      async rotatePrimarySecret(partnerId, overlapHours, audit) {
-        return (await partners.rotateWebhookSecret({ id: partnerId, audit, overlapHours })).sealedSecret;
+      async rotatePrimarySecret(accountId, overlapHours, audit) {
+        if (!livemodeOf(accountId)) {
+          return { secret: (await partners.rotateTestWebhookSecret({ partnerId: partnerIdOf(accountId), requestId: audit.requestId })).secret, announced: false };
+        }
+        const { sealedSecret } = await partners.rotateWebhookSecret({ id: accountId, audit, overlapHours });
+        return { secret: open(dataKey, sealedSecret, webhookSecretRecord(accountId)), announced: true };
       },
     };
     await consume(

@@ -886,7 +886,7 @@ export interface paths {
         put?: never;
         /**
          * Add a webhook endpoint
-         * @description At most 10 per mode (the primary one counted). `livemode: false` adds a test-mode endpoint, which receives test events only (§14). The answer carries the endpoint’s own signing secret, shown this once.
+         * @description At most 10 per mode (the primary one counted). `livemode: false` adds a test-mode endpoint, which receives test events only (§14); absent, the mode of the request (live, or test with `?livemode=false` in the portal). The answer carries the endpoint’s own signing secret, shown this once.
          *
          *     **curl**
          *

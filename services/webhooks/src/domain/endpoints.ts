@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { open, seal, webhookSecretRecord } from '@esim/crypto';
+import { seal, webhookSecretRecord } from '@esim/crypto';
 import { validationError } from '@esim/errors';
 import { enqueueEvent } from '@esim/events';
 import { isId, partnerIdOf } from '@esim/ids';
@@ -168,10 +168,14 @@ export async function rotateEndpointSecret(
   const overlapHours = overlapHoursOf(requestedOverlapHours);
   const { endpoint, view } = await getEndpoint(deps, requestedBy, id);
   const partnerId = endpoint.partnerId;
-  // The primary secret's rotation is e-mailed (with the secret) by the partners service.
   if (endpoint.primary) {
-    const sealed = await deps.partners.rotatePrimarySecret(partnerId, overlapHours, audit ?? { operator: `partner:${partnerId}`, requestId: '' });
-    return { endpoint: view, secret: open(deps.dataKey, sealed, webhookSecretRecord(partnerId)) };
+    const { secret, announced } = await deps.partners.rotatePrimarySecret(partnerId, overlapHours, audit ?? { operator: `partner:${partnerIdOf(partnerId)}`, requestId: '' });
+    // The live secret's rotation is e-mailed (with the secret) by the partners service; the test one's is ours to announce.
+    if (!announced) {
+      const email = await emailOf(deps, partnerId);
+      await endpointChangeMail(deps.pool, email, { change: 'secret_rotated', endpoint, url: view.url, audit });
+    }
+    return { endpoint: view, secret };
   }
   const secret = generateEndpointSecret();
   const email = await emailOf(deps, partnerId);

@@ -4,9 +4,7 @@ import { z } from 'zod';
 import { deliveryStatuses } from '@esim/vocabulary';
 import type { RateLimit } from '../../auth/rateLimits.js';
 import type { WebhooksClient } from '../../backends.js';
-import { accountIdOf, partnerIdOf } from '@esim/ids';
 import { component } from '../../http/components.js';
-import { livemodeParam } from '../../http/modeQuery.js';
 import { pageOf, pageQuery, pagination, problems } from '../../http/schemas.js';
 import { toWebhookDeliveryView, webhookDeliveryView } from '../../views/webhookDeliveries.js';
 import { accountOf, type PartnerDoors } from '../partnerDoors.js';
@@ -39,7 +37,6 @@ export function webhookRoutes(app: FastifyInstance, { webhooks, doors, testLimit
         querystring: z.strictObject({
           status: z.enum(deliveryStatuses).optional(),
           endpointId: z.string().max(64).optional().describe('Only the deliveries to this endpoint (whe_…)'),
-          livemode: livemodeParam.describe('false: the test-mode deliveries (§14); absent or true: the live ones'),
           ...pageQuery(),
         }),
         response: { 200: deliveryPage, ...problems(400), ...door.problems },
@@ -47,9 +44,9 @@ export function webhookRoutes(app: FastifyInstance, { webhooks, doors, testLimit
       onRequest: door.onRequest,
     },
     async (request) => {
-      const { status, endpointId, livemode, page, limit } = request.query;
-      const partnerId = accountIdOf(partnerIdOf(accountOf(request).partnerId), livemode);
-      const result = await webhooks.listDeliveries({ partnerId, endpointId: endpointId ?? '', status: status ?? '', page: { page, limit } });
+      const { status, endpointId, page, limit } = request.query;
+      // The portal door's ?livemode=false made the account the test one (§14): its log is of that mode alone.
+      const result = await webhooks.listDeliveries({ partnerId: accountOf(request).partnerId, endpointId: endpointId ?? '', status: status ?? '', page: { page, limit } });
       return { data: result.deliveries.map(toWebhookDeliveryView), pagination: pagination(page, limit, result.total) };
     },
   );
@@ -63,16 +60,13 @@ export function webhookRoutes(app: FastifyInstance, { webhooks, doors, testLimit
         description:
           'Queues a `webhook.test` event, signed and retried like every event, and listed in your delivery log. `?livemode=false`: a test-mode `webhook.test` (`livemode: false`), sent to your test endpoints (the `testWebhookUrl`, signed with the test signing secret) and listed with `livemode=false`.',
         security: door.security,
-        querystring: z.strictObject({ livemode: livemodeParam.describe('false: send to the test-mode endpoints (§14); absent or true: the live ones') }),
         response: { 202: testEventAccepted, ...problems(400, 429), ...door.problems },
       },
       onRequest: door.onRequest,
       // Counted without touching the portal's RateLimit-* headers, which stay the per-partner portal quota's.
       preHandler: async (request, reply) => testLimit?.countAttempt(accountOf(request).partnerId, reply, 'At most 10 test webhooks a minute; retry later.'),
     },
-    async (request, reply) => {
-      const partnerId = accountIdOf(partnerIdOf(accountOf(request).partnerId), request.query.livemode);
-      return reply.code(202).send({ eventId: (await webhooks.sendTestEvent({ partnerId })).eventId });
-    },
+    // The account is the test one with ?livemode=false (the portal door): the event is a test event, to the test endpoints.
+    async (request, reply) => reply.code(202).send({ eventId: (await webhooks.sendTestEvent({ partnerId: accountOf(request).partnerId })).eventId }),
   );
 }
