@@ -56,6 +56,11 @@ export const grpcCallers: Readonly<Record<string, Readonly<Record<string, readon
       'LookupApiKey',
       'TouchApiKey',
       'ListAuditEntries',
+      // §14: the portal's test-mode calls.
+      'IssueTestKey',
+      'RevokeTestKey',
+      'RotateTestWebhookSecret',
+      'RequestTestDataDeletion',
     ],
     'catalog.v1.CatalogService': ['ListPlans', 'AdminListPlans', 'AdminGetPlan', 'CreatePlan', 'UpdatePlan'],
     'wallet.v1.WalletService': ['GetWallet', 'ListLedger', 'TopUp', 'Adjust', 'SetLowBalanceThreshold', 'GetLowBalanceThreshold'],

@@ -153,12 +153,14 @@ export default async function setup(project: TestProject) {
         return reply(200, { restarted: 'nats' });
       }
       // Another instance of any service, on ports of its own, talking to the same backends.
+      // Upper-case query parameters are settings of that replica only (`?RATE_LIMIT_PER_TEST_KEY=25/10s`).
       const entry = services.find((candidate) => candidate.name === name);
       if (req.method === 'POST' && kind === 'replicas' && entry && !action) {
         const own = Object.fromEntries(await Promise.all(Object.keys(entry.ports).map(async (portKind) => [portKind, await freePort()] as const)));
+        const settings = Object.fromEntries([...url.searchParams].filter(([key]) => /^[A-Z][A-Z0-9_]*$/.test(key)));
         const index = replicas.length;
         const running = startService(
-          { name: entry.name, env: { ...addressEnv(ports), ...portEnv(own) }, readyUrl: `http://127.0.0.1:${readinessPort(entry, own)}/readyz` },
+          { name: entry.name, env: { ...addressEnv(ports), ...portEnv(own), ...settings }, readyUrl: `http://127.0.0.1:${readinessPort(entry, own)}/readyz` },
           env,
           join(logDir, `replica-${index + 1}`),
           () => {},

@@ -40,7 +40,7 @@ export const apiKeyRoutes: ApiKeyRoute[] = [
 ];
 
 export interface PortalRoute {
-  method: 'GET' | 'PATCH';
+  method: 'GET' | 'PATCH' | 'POST';
   path: string;
   body?: unknown;
 }
@@ -54,6 +54,8 @@ export const portalRoutes: PortalRoute[] = [
   { method: 'GET', path: '/partner/me/orders' },
   { method: 'GET', path: '/partner/me/esims' },
   { method: 'GET', path: '/partner/me/webhook-endpoints' },
+  // §14: the test signing secret (answers 200, allowed in any open status).
+  { method: 'POST', path: '/partner/me/test-webhook-secret' },
 ];
 
 export const allScopes: Scope[] = ['catalog:read', 'orders:write', 'orders:read', 'wallet:read'];
