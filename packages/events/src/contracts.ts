@@ -67,6 +67,8 @@ export const partnerOrderView = z.object({
   unitPrice: money.optional(),
   esims: z.array(partnerOrderEsim).optional(),
   refundedAmount: money.nullable().optional(),
+  /** Contract §14: false for a test account's object; derived from the account id (@esim/ids livemodeOf). Defaults keep events written before test mode readable. */
+  livemode: z.boolean().default(true),
 });
 
 /** One bundle of an eSIM as partners see it (contract §13). */
@@ -80,6 +82,8 @@ export const partnerBundleView = z.object({
   status: z.enum(bundleStatuses),
   activatedAt: z.string().nullable(),
   expiresAt: z.string().nullable(),
+  /** Contract §14: false for a test account's object; derived from the account id (@esim/ids livemodeOf). Defaults keep events written before test mode readable. */
+  livemode: z.boolean().default(true),
 });
 
 /** The eSIM as partners see it (contract §13). */
@@ -105,6 +109,8 @@ export const partnerEsimView = z.object({
   suspended: z.boolean().default(false),
   createdAt: z.string(),
   updatedAt: z.string(),
+  /** Contract §14: false for a test account's object; derived from the account id (@esim/ids livemodeOf). Defaults keep events written before test mode readable. */
+  livemode: z.boolean().default(true),
 });
 
 /** A wallet ledger entry as partners see it (contract §6). */
@@ -117,6 +123,8 @@ export const ledgerEntryView = z.object({
   reference: z.string().nullable(),
   description: z.string().nullable(),
   createdAt: z.string(),
+  /** Contract §14: false for a test account's object; derived from the account id (@esim/ids livemodeOf). Defaults keep events written before test mode readable. */
+  livemode: z.boolean().default(true),
 });
 
 /** A webhook endpoint as partners see it (contract §9, "Several endpoints per partner"). */

@@ -63,7 +63,7 @@ export const grpcCallers: Readonly<Record<string, Readonly<Record<string, readon
       'RequestTestDataDeletion',
     ],
     'catalog.v1.CatalogService': ['ListPlans', 'AdminListPlans', 'AdminGetPlan', 'CreatePlan', 'UpdatePlan'],
-    'wallet.v1.WalletService': ['GetWallet', 'ListLedger', 'TopUp', 'Adjust', 'SetLowBalanceThreshold', 'GetLowBalanceThreshold'],
+    'wallet.v1.WalletService': ['GetWallet', 'ListLedger', 'TopUp', 'Adjust', 'SetLowBalanceThreshold', 'GetLowBalanceThreshold', 'CreditTestWallet'],
     'orders.v1.OrdersService': ['CreateOrder', 'GetOrder', 'ListOrders', 'CancelOrder', 'GetEsim', 'ListEsims', 'RecordSupplierNotification', 'SetEsimSuspended', 'RunReconciliation', 'ListReconciliationRuns', 'QuoteOrder'],
     'webhooks.v1.WebhooksService': [
       'ListDeliveries',

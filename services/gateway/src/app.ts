@@ -42,6 +42,7 @@ import { orderRoutes } from './routes/public/orders.js';
 import { quoteRoute } from './routes/public/quotes.js';
 import { orderEsimsCsvRoute } from './routes/public/orderEsimsCsv.js';
 import { registerRoute } from './routes/public/register.js';
+import { testWalletCreditRoute } from './routes/public/testWalletCredit.js';
 import { walletRoutes } from './routes/public/wallet.js';
 import { webhookRoutes } from './routes/public/webhooks.js';
 import { adminWebhookEndpointRoutes, webhookEndpointRoutes } from './routes/public/webhookEndpoints.js';
@@ -145,6 +146,7 @@ export async function buildGateway({ config, logger, nc, ns: subjects, consume, 
       testModeRoutes(api, { partners, portalToken });
       catalogRoute(api, { catalog, orders, doors, rendered: renderedCatalog });
       walletRoutes(api, { wallet, doors });
+      testWalletCreditRoute(api, { wallet, doors });
       orderRoutes(api, { orders, doors, catalogVersion: renderedCatalog.version });
       quoteRoute(api, { orders, doors, catalogVersion: renderedCatalog.version });
       orderEsimsCsvRoute(api, { orders, doors });

@@ -3,6 +3,7 @@ import { walletV1 } from '@esim/proto';
 import { defineService, grpcBinding } from '@esim/service';
 import { readConfig } from './config.js';
 import { consumeOrderOutcomes } from './events/orderOutcomes.js';
+import { consumeTestDataDeletions } from './events/testDataDeletion.js';
 import { walletHandlers } from './grpc/handlers.js';
 import { walletSchema } from './store/schema.js';
 
@@ -14,6 +15,7 @@ export const walletService = defineService({
   publishes: ['WALLET', 'PARTNER_EVENTS', 'AUDIT'],
   async start(context) {
     await consumeOrderOutcomes(context);
+    await consumeTestDataDeletions(context);
     const { pool, config } = context;
     return { grpc: [grpcBinding(walletV1.WalletService, walletHandlers({ pool, currency: config.CURRENCY, logger: context.logger }))] };
   },

@@ -14,6 +14,8 @@ export interface components {
                     dataMb: number;
                     dataUsedMb: number;
                     expiresAt: string | null;
+                    /** @default true */
+                    livemode: boolean;
                     orderId: string;
                     planId: string;
                     planName: string;
@@ -29,6 +31,8 @@ export interface components {
                         dataMb: number;
                         dataUsedMb: number;
                         expiresAt: string | null;
+                        /** @default true */
+                        livemode: boolean;
                         orderId: string;
                         planId: string;
                         planName: string;
@@ -48,6 +52,8 @@ export interface components {
                         notificationPoint: number;
                         reasonCode: string | null;
                     } | null;
+                    /** @default true */
+                    livemode: boolean;
                     matchingId: string;
                     orderId: string;
                     region: string | null;
@@ -84,6 +90,8 @@ export interface components {
                         dataMb: number;
                         dataUsedMb: number;
                         expiresAt: string | null;
+                        /** @default true */
+                        livemode: boolean;
                         orderId: string;
                         planId: string;
                         planName: string;
@@ -103,6 +111,8 @@ export interface components {
                         notificationPoint: number;
                         reasonCode: string | null;
                     } | null;
+                    /** @default true */
+                    livemode: boolean;
                     matchingId: string;
                     orderId: string;
                     region: string | null;
@@ -139,6 +149,8 @@ export interface components {
                         dataMb: number;
                         dataUsedMb: number;
                         expiresAt: string | null;
+                        /** @default true */
+                        livemode: boolean;
                         orderId: string;
                         planId: string;
                         planName: string;
@@ -158,6 +170,8 @@ export interface components {
                         notificationPoint: number;
                         reasonCode: string | null;
                     } | null;
+                    /** @default true */
+                    livemode: boolean;
                     matchingId: string;
                     orderId: string;
                     region: string | null;
@@ -194,6 +208,8 @@ export interface components {
                         dataMb: number;
                         dataUsedMb: number;
                         expiresAt: string | null;
+                        /** @default true */
+                        livemode: boolean;
                         orderId: string;
                         planId: string;
                         planName: string;
@@ -213,6 +229,8 @@ export interface components {
                         notificationPoint: number;
                         reasonCode: string | null;
                     } | null;
+                    /** @default true */
+                    livemode: boolean;
                     matchingId: string;
                     orderId: string;
                     region: string | null;
@@ -249,6 +267,8 @@ export interface components {
                         dataMb: number;
                         dataUsedMb: number;
                         expiresAt: string | null;
+                        /** @default true */
+                        livemode: boolean;
                         orderId: string;
                         planId: string;
                         planName: string;
@@ -268,6 +288,8 @@ export interface components {
                         notificationPoint: number;
                         reasonCode: string | null;
                     } | null;
+                    /** @default true */
+                    livemode: boolean;
                     matchingId: string;
                     orderId: string;
                     region: string | null;
@@ -304,6 +326,8 @@ export interface components {
                         dataMb: number;
                         dataUsedMb: number;
                         expiresAt: string | null;
+                        /** @default true */
+                        livemode: boolean;
                         orderId: string;
                         planId: string;
                         planName: string;
@@ -323,6 +347,8 @@ export interface components {
                         notificationPoint: number;
                         reasonCode: string | null;
                     } | null;
+                    /** @default true */
+                    livemode: boolean;
                     matchingId: string;
                     orderId: string;
                     region: string | null;
@@ -356,6 +382,8 @@ export interface components {
                     dataMb: number;
                     dataUsedMb: number;
                     expiresAt: string | null;
+                    /** @default true */
+                    livemode: boolean;
                     orderId: string;
                     planId: string;
                     planName: string;
@@ -371,6 +399,8 @@ export interface components {
                         dataMb: number;
                         dataUsedMb: number;
                         expiresAt: string | null;
+                        /** @default true */
+                        livemode: boolean;
                         orderId: string;
                         planId: string;
                         planName: string;
@@ -390,6 +420,8 @@ export interface components {
                         notificationPoint: number;
                         reasonCode: string | null;
                     } | null;
+                    /** @default true */
+                    livemode: boolean;
                     matchingId: string;
                     orderId: string;
                     region: string | null;
@@ -421,6 +453,8 @@ export interface components {
             createdAt: string;
             description: string | null;
             id: string;
+            /** @default true */
+            livemode: boolean;
             orderId: string | null;
             reference: string | null;
             /** @enum {string} */
@@ -560,6 +594,8 @@ export interface components {
             id: string;
             /** @enum {string} */
             kind: "esim" | "topup";
+            /** @default true */
+            livemode: boolean;
             phoneNumber: string;
             planId: string;
             planName: string;

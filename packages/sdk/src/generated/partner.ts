@@ -749,6 +749,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/partner/me/test/wallet/credit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Credit your test wallet (portal)
+         * @description Test mode only (§14): adds `amount` minor units to the test wallet as a `topup` ledger entry and sends the `wallet.credited` test event. The portal twin always credits the partner’s test wallet.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X POST "$ESIM_URL/api/v1/partner/me/test/wallet/credit" \
+         *       -H "Authorization: Bearer $PORTAL_TOKEN" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"amount":1500}'
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.POST('/api/v1/partner/me/test/wallet/credit', { body: {
+         *       amount: 1500
+         *     } });
+         *     ```
+         */
+        post: operations["postMeTestWalletCredit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/partner/me/wallet": {
         parameters: {
             query?: never;
@@ -1475,6 +1515,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/partner/test/wallet/credit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Credit your test wallet
+         * @description Test mode only (§14): adds `amount` minor units to the test wallet as a `topup` ledger entry and sends the `wallet.credited` test event. A live key answers 403 TEST_MODE_ONLY. Each call credits again (no idempotency key).
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X POST "$ESIM_URL/api/v1/partner/test/wallet/credit" \
+         *       -H "Authorization: Bearer $ESIM_API_KEY" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"amount":1500}'
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.POST('/api/v1/partner/test/wallet/credit', { body: {
+         *       amount: 1500
+         *     } });
+         *     ```
+         */
+        post: operations["postTestWalletCredit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/partner/verify-email": {
         parameters: {
             query?: never;
@@ -1690,6 +1770,8 @@ export interface components {
             dataUsedMb: number;
             /** @description activatedAt + validityDays */
             expiresAt: string | null;
+            /** @description false for test mode (a test key’s data, contract §14); true for live */
+            livemode: boolean;
             /** @description The order that bought it: the eSIM’s first order or a top-up */
             orderId: string;
             planId: string;
@@ -1722,6 +1804,8 @@ export interface components {
                 /** @description SGP.22 reason code, e.g. 4.2 */
                 reasonCode: string | null;
             } | null;
+            /** @description false for test mode (a test key’s data, contract §14); true for live */
+            livemode: boolean;
             matchingId: string;
             /** @description The order that issued it */
             orderId: string;
@@ -1769,6 +1853,8 @@ export interface components {
             createdAt: string;
             description: string | null;
             id: string;
+            /** @description false for test mode (a test key’s data, contract §14); true for live */
+            livemode: boolean;
             orderId: string | null;
             /** @description The bank transfer reference of a topup */
             reference: string | null;
@@ -1809,6 +1895,8 @@ export interface components {
              * @enum {string}
              */
             kind: "esim" | "topup";
+            /** @description false for test mode (a test key’s data, contract §14); true for live */
+            livemode: boolean;
             phoneNumber: string;
             planId: string;
             planName: string;
@@ -1845,6 +1933,8 @@ export interface components {
              * @enum {string}
              */
             kind: "esim" | "topup";
+            /** @description false for test mode (a test key’s data, contract §14); true for live */
+            livemode: boolean;
             phoneNumber: string;
             planId: string;
             planName: string;
@@ -2099,6 +2189,9 @@ export interface components {
             accountId: string;
             requestedAt: string;
         };
+        TestWalletCreditRequestInput: {
+            amount: number;
+        };
         TestWebhookSecret: {
             /** @description whsec_…: your test signing secret, shown this once; it replaces the previous one at once */
             secret: string;
@@ -2109,6 +2202,8 @@ export interface components {
             currency: string;
             /** @description The 50 most recent entries, newest first */
             ledger: components["schemas"]["LedgerEntry"][];
+            /** @description false for test mode (a test key’s data, contract §14); true for live */
+            livemode: boolean;
         };
         WebhookDelivery: {
             /** @description HTTP attempts made so far */
@@ -2456,7 +2551,8 @@ export interface operations {
                      *               "validityDays": 1,
                      *               "status": "queued",
                      *               "activatedAt": "2026-11-24T09:30:00.000Z",
-                     *               "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *               "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *               "livemode": true
                      *             }
                      *           ],
                      *           "eid": "eid",
@@ -2468,7 +2564,8 @@ export interface operations {
                      *           },
                      *           "suspended": true,
                      *           "createdAt": "2026-11-24T09:30:00.000Z",
-                     *           "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *           "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "pagination": {
@@ -2631,7 +2728,8 @@ export interface operations {
                      *           "validityDays": 1,
                      *           "status": "queued",
                      *           "activatedAt": "2026-11-24T09:30:00.000Z",
-                     *           "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "eid": "eid",
@@ -2643,7 +2741,8 @@ export interface operations {
                      *       },
                      *       "suspended": true,
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Esim"];
@@ -2817,7 +2916,8 @@ export interface operations {
                      *           "validityDays": 1,
                      *           "status": "queued",
                      *           "activatedAt": "2026-11-24T09:30:00.000Z",
-                     *           "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "eid": "eid",
@@ -2829,7 +2929,8 @@ export interface operations {
                      *       },
                      *       "suspended": true,
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Esim"];
@@ -3060,7 +3161,8 @@ export interface operations {
                      *           "validityDays": 1,
                      *           "status": "queued",
                      *           "activatedAt": "2026-11-24T09:30:00.000Z",
-                     *           "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "eid": "eid",
@@ -3072,7 +3174,8 @@ export interface operations {
                      *       },
                      *       "suspended": true,
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Esim"];
@@ -4033,7 +4136,8 @@ export interface operations {
                      *               "validityDays": 1,
                      *               "status": "queued",
                      *               "activatedAt": "2026-11-24T09:30:00.000Z",
-                     *               "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *               "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *               "livemode": true
                      *             }
                      *           ],
                      *           "eid": "eid",
@@ -4045,7 +4149,8 @@ export interface operations {
                      *           },
                      *           "suspended": true,
                      *           "createdAt": "2026-11-24T09:30:00.000Z",
-                     *           "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *           "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "pagination": {
@@ -4211,7 +4316,8 @@ export interface operations {
                      *           "validityDays": 1,
                      *           "status": "queued",
                      *           "activatedAt": "2026-11-24T09:30:00.000Z",
-                     *           "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "eid": "eid",
@@ -4223,7 +4329,8 @@ export interface operations {
                      *       },
                      *       "suspended": true,
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Esim"];
@@ -4400,7 +4507,8 @@ export interface operations {
                      *           "validityDays": 1,
                      *           "status": "queued",
                      *           "activatedAt": "2026-11-24T09:30:00.000Z",
-                     *           "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "eid": "eid",
@@ -4412,7 +4520,8 @@ export interface operations {
                      *       },
                      *       "suspended": true,
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Esim"];
@@ -4646,7 +4755,8 @@ export interface operations {
                      *           "validityDays": 1,
                      *           "status": "queued",
                      *           "activatedAt": "2026-11-24T09:30:00.000Z",
-                     *           "expiresAt": "2026-11-24T09:30:00.000Z"
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "eid": "eid",
@@ -4658,7 +4768,8 @@ export interface operations {
                      *       },
                      *       "suspended": true,
                      *       "createdAt": "2026-11-24T09:30:00.000Z",
-                     *       "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Esim"];
@@ -4904,7 +5015,8 @@ export interface operations {
                      *               "appleInstallUrl": "appleInstallUrl"
                      *             }
                      *           ],
-                     *           "refundedAmount": 1500
+                     *           "refundedAmount": 1500,
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "pagination": {
@@ -5077,7 +5189,8 @@ export interface operations {
                      *           "appleInstallUrl": "appleInstallUrl"
                      *         }
                      *       ],
-                     *       "refundedAmount": 1500
+                     *       "refundedAmount": 1500,
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -6289,6 +6402,190 @@ export interface operations {
             };
         };
     };
+    postMeTestWalletCredit: {
+        parameters: {
+            query?: {
+                /** @description `false` reads your test account (test mode, §14; open while your application is pending); absent or `true`, your live account */
+                livemode?: "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": 1500
+                 *     }
+                 */
+                "application/json": components["schemas"]["TestWalletCreditRequestInput"];
+            };
+        };
+        responses: {
+            /** @description The new topup entry of the test ledger */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "led_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "type": "topup",
+                     *       "amount": 1500,
+                     *       "balanceAfter": 1500,
+                     *       "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "reference": "WIRE-2026-0042",
+                     *       "description": "description",
+                     *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LedgerEntry"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "detail": "Insufficient scope.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "detail": "Payload too large.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Unsupported media type.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "detail": "Rate limited.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     portalGetWallet: {
         parameters: {
             query?: {
@@ -6320,9 +6617,11 @@ export interface operations {
                      *           "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
                      *           "reference": "WIRE-2026-0042",
                      *           "description": "description",
-                     *           "createdAt": "2026-11-24T09:30:00.000Z"
+                     *           "createdAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
-                     *       ]
+                     *       ],
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Wallet"];
@@ -6464,7 +6763,8 @@ export interface operations {
                      *           "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
                      *           "reference": "WIRE-2026-0042",
                      *           "description": "description",
-                     *           "createdAt": "2026-11-24T09:30:00.000Z"
+                     *           "createdAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "pagination": {
@@ -8363,7 +8663,8 @@ export interface operations {
                      *               "appleInstallUrl": "appleInstallUrl"
                      *             }
                      *           ],
-                     *           "refundedAmount": 1500
+                     *           "refundedAmount": 1500,
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "pagination": {
@@ -8546,6 +8847,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "refundedAmount": 1500,
+                     *       "livemode": true,
                      *       "walletBalance": 1500
                      *     }
                      */
@@ -8595,6 +8897,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "refundedAmount": 1500,
+                     *       "livemode": true,
                      *       "walletBalance": 1500
                      *     }
                      */
@@ -8871,7 +9174,8 @@ export interface operations {
                      *           "appleInstallUrl": "appleInstallUrl"
                      *         }
                      *       ],
-                     *       "refundedAmount": 1500
+                     *       "refundedAmount": 1500,
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -9052,7 +9356,8 @@ export interface operations {
                      *           "appleInstallUrl": "appleInstallUrl"
                      *         }
                      *       ],
-                     *       "refundedAmount": 1500
+                     *       "refundedAmount": 1500,
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Order"];
@@ -10065,6 +10370,187 @@ export interface operations {
             };
         };
     };
+    postTestWalletCredit: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "amount": 1500
+                 *     }
+                 */
+                "application/json": components["schemas"]["TestWalletCreditRequestInput"];
+            };
+        };
+        responses: {
+            /** @description The new topup entry of the test ledger */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "led_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "type": "topup",
+                     *       "amount": 1500,
+                     *       "balanceAfter": 1500,
+                     *       "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "reference": "WIRE-2026-0042",
+                     *       "description": "description",
+                     *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LedgerEntry"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/test-mode-only",
+                     *       "title": "Test mode only",
+                     *       "status": 403,
+                     *       "code": "TEST_MODE_ONLY",
+                     *       "detail": "Test mode only.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "detail": "Payload too large.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Unsupported media type.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "detail": "Rate limited.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     postVerifyEmail: {
         parameters: {
             query?: never;
@@ -10376,9 +10862,11 @@ export interface operations {
                      *           "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
                      *           "reference": "WIRE-2026-0042",
                      *           "description": "description",
-                     *           "createdAt": "2026-11-24T09:30:00.000Z"
+                     *           "createdAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
-                     *       ]
+                     *       ],
+                     *       "livemode": true
                      *     }
                      */
                     "application/json": components["schemas"]["Wallet"];
@@ -10518,7 +11006,8 @@ export interface operations {
                      *           "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
                      *           "reference": "WIRE-2026-0042",
                      *           "description": "description",
-                     *           "createdAt": "2026-11-24T09:30:00.000Z"
+                     *           "createdAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
                      *         }
                      *       ],
                      *       "pagination": {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { livemodeOf, partnerIdOf } from '@esim/ids';
 import { ordersV1 } from '@esim/proto';
 import { bundleStatuses, esimStatuses } from '@esim/vocabulary';
 import { component } from '../http/components.js';
@@ -15,6 +16,7 @@ export const bundleView = component(
     status: z.enum(bundleStatuses).describe('queued → active (at first use) → depleted (used = dataMb) or expired; cancelled'),
     activatedAt: z.string().nullable(),
     expiresAt: z.string().nullable().describe('activatedAt + validityDays'),
+    livemode: z.boolean().describe('false for test mode (a test key’s data, contract §14); true for live'),
   }),
   'Bundle',
   'both',
@@ -61,14 +63,16 @@ export const esimStateView = component(
     suspended: z.boolean().describe('Data stopped by POST /partner/esims/{iccid}/suspend'),
     createdAt: z.string(),
     updatedAt: z.string(),
+    livemode: z.boolean().describe('false for test mode (a test key’s data, contract §14); true for live'),
   }),
   'Esim',
   'both',
 );
 
-export const adminEsimView = component(esimStateView.extend({ partnerId: z.string() }), 'AdminEsim', 'admin');
+/** The partner (never its test account id: `livemode` tells the mode, §14). */
+export const adminEsimView = component(esimStateView.extend({ partnerId: z.string().describe('The partner, whichever the mode (livemode says which)') }), 'AdminEsim', 'admin');
 
-function toBundleView(bundle: ordersV1.Bundle): z.input<typeof bundleView> {
+function toBundleView(bundle: ordersV1.Bundle, livemode: boolean): z.input<typeof bundleView> {
   return {
     orderId: bundle.orderId,
     planId: bundle.planId,
@@ -79,11 +83,13 @@ function toBundleView(bundle: ordersV1.Bundle): z.input<typeof bundleView> {
     status: fromProtoEnum(bundleStatuses, ordersV1.BundleStatus, bundle.status, 'bundle status'),
     activatedAt: bundle.activatedAt ?? null,
     expiresAt: bundle.expiresAt ?? null,
+    livemode,
   };
 }
 
 export function toEsimView(esim: ordersV1.EsimView): z.input<typeof esimStateView> {
   const usage = esim.usage;
+  const livemode = livemodeOf(esim.partnerId);
   return {
     iccid: esim.iccid,
     orderId: esim.orderId,
@@ -100,7 +106,7 @@ export function toEsimView(esim: ordersV1.EsimView): z.input<typeof esimStateVie
       dataRemainingMb: usage?.dataRemainingMb ?? 0,
       updatedAt: usage?.updatedAt || esim.updatedAt,
     },
-    bundles: esim.bundles.map(toBundleView),
+    bundles: esim.bundles.map((bundle) => toBundleView(bundle, livemode)),
     eid: esim.eid ?? null,
     lastError: esim.lastError
       ? { at: esim.lastError.at, notificationPoint: esim.lastError.notificationPoint, reasonCode: esim.lastError.reasonCode ?? null, message: esim.lastError.message ?? null }
@@ -108,9 +114,10 @@ export function toEsimView(esim: ordersV1.EsimView): z.input<typeof esimStateVie
     suspended: esim.suspended,
     createdAt: esim.createdAt,
     updatedAt: esim.updatedAt,
+    livemode,
   };
 }
 
 export function toAdminEsimView(esim: ordersV1.EsimView): z.input<typeof adminEsimView> {
-  return { ...toEsimView(esim), partnerId: esim.partnerId };
+  return { ...toEsimView(esim), partnerId: partnerIdOf(esim.partnerId) };
 }

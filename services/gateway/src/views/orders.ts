@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { livemodeOf, partnerIdOf } from '@esim/ids';
 import { ordersV1 } from '@esim/proto';
 import { orderKinds, orderStatuses } from '@esim/vocabulary';
 import { component } from '../http/components.js';
@@ -53,6 +54,7 @@ export const orderView = component(
       .int()
       .nullable()
       .describe('What was given back: a partially provisioned group order’s missing eSIMs, or a cancellation; null when nothing was'),
+    livemode: z.boolean().describe('false for test mode (a test key’s data, contract §14); true for live'),
   }),
   'Order',
   'both',
@@ -64,9 +66,9 @@ export const orderCreatedView = component(
   'public',
 );
 
-/** What operators see besides the partner's view (§10). */
+/** What operators see besides the partner's view (§10): the partner (never its test account id: `livemode` tells the mode, §14). */
 export const adminOrderView = component(
-  orderView.extend({ partnerId: z.string(), supplierReference: z.string().nullable() }),
+  orderView.extend({ partnerId: z.string().describe('The partner, whichever the mode (livemode says which)'), supplierReference: z.string().nullable() }),
   'AdminOrder',
   'admin',
 );
@@ -113,9 +115,10 @@ export function toOrderView(order: ordersV1.Order): z.input<typeof orderView> {
     unitPrice: Number(order.unitPrice || order.price),
     esims: order.esims.map(toEsimView),
     refundedAmount: order.refundedAmount === undefined ? null : Number(order.refundedAmount),
+    livemode: livemodeOf(order.partnerId),
   };
 }
 
 export function toAdminOrderView(order: ordersV1.Order): z.input<typeof adminOrderView> {
-  return { ...toOrderView(order), partnerId: order.partnerId, supplierReference: order.supplierReference ?? null };
+  return { ...toOrderView(order), partnerId: partnerIdOf(order.partnerId), supplierReference: order.supplierReference ?? null };
 }

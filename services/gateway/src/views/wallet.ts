@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { livemodeOf } from '@esim/ids';
 import type { walletV1 } from '@esim/proto';
 import { ledgerEntryTypes, type LedgerEntryType } from '@esim/vocabulary';
 import { component } from '../http/components.js';
@@ -14,6 +15,7 @@ export const ledgerEntryView = component(
     reference: z.string().nullable().describe('The bank transfer reference of a topup'),
     description: z.string().nullable(),
     createdAt: z.string(),
+    livemode: z.boolean().describe('false for test mode (a test key’s data, contract §14); true for live'),
   }),
   'LedgerEntry',
   'both',
@@ -25,6 +27,7 @@ export const walletView = component(
     balance: z.number().int().describe('Minor units of `currency`; always the sum of the ledger'),
     currency: z.string(),
     ledger: z.array(ledgerEntryView).describe('The 50 most recent entries, newest first'),
+    livemode: z.boolean().describe('false for test mode (a test key’s data, contract §14); true for live'),
   }),
   'Wallet',
   'both',
@@ -33,7 +36,8 @@ export const walletView = component(
 /** How many recent entries the §6 wallet view holds; older ones are paged through …/wallet/ledger. */
 export const walletLedgerLimit = 50;
 
-export function toLedgerEntryView(entry: walletV1.LedgerEntry): z.input<typeof ledgerEntryView> {
+/** `livemode` is the owning account's (@esim/ids livemodeOf): an entry does not name its account. */
+export function toLedgerEntryView(entry: walletV1.LedgerEntry, livemode: boolean): z.input<typeof ledgerEntryView> {
   return {
     id: entry.id,
     type: entry.type as LedgerEntryType,
@@ -43,9 +47,11 @@ export function toLedgerEntryView(entry: walletV1.LedgerEntry): z.input<typeof l
     reference: entry.reference ?? null,
     description: entry.description ?? null,
     createdAt: entry.createdAt,
+    livemode,
   };
 }
 
 export function toWalletView(wallet: walletV1.Wallet): z.input<typeof walletView> {
-  return { balance: Number(wallet.balance), currency: wallet.currency, ledger: wallet.ledger.map(toLedgerEntryView) };
+  const livemode = livemodeOf(wallet.partnerId);
+  return { balance: Number(wallet.balance), currency: wallet.currency, ledger: wallet.ledger.map((entry) => toLedgerEntryView(entry, livemode)), livemode };
 }

@@ -6,7 +6,7 @@ import { findEsimState, lockEsimKey, saveBundle, saveEsim } from '../store/esimS
 import { findOrder, schema } from '../store/orderStore.js';
 import type { OrdersDeps } from './deps.js';
 import { esimLifecycle } from '../esims/lifecycle.js';
-import { ordersCancelled } from './metrics.js';
+import { modeOf, ordersCancelled } from './metrics.js';
 import { completeGroupCancellation } from './groupCancellation.js';
 import { isGroup, type VisibleOrder } from './order.js';
 import { partnerOrderViewOf } from './partnerView.js';
@@ -59,7 +59,7 @@ export async function completeCancellation(
   const refund = await deps.wallet.refund({ orderId: order.id, partnerId: order.partnerId, reason: `order cancelled (${order.planName})`, deadline: options.deadline });
   const cancelled = await withTransaction(deps.pool, (db) => recordCancellation(db, order.id, refund.amount));
   if (cancelled.recorded) {
-    ordersCancelled.add(1, { via: options.via });
+    ordersCancelled.add(1, { via: options.via, ...modeOf(order.partnerId) });
     deps.logger.info({ orderId: order.id, partnerId: order.partnerId, refundedAmount: refund.amount, via: options.via }, 'order cancelled and refunded');
   }
   return { order: cancelled.order, refundedAmount: cancelled.order.refundedAmount ?? refund.amount };

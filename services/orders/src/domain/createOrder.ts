@@ -9,7 +9,7 @@ import { confirmPayment } from './confirmPayment.js';
 import { orderLogFields } from './customerLog.js';
 import type { OrdersDeps } from './deps.js';
 import { fingerprintOf } from './fingerprint.js';
-import { ordersCreated, ordersReplayed } from './metrics.js';
+import { modeOf, ordersCreated, ordersReplayed } from './metrics.js';
 import { isVisible, type Order, type OrderRequest, type VisibleOrder } from './order.js';
 import { withGroupEsims } from './groupOrders.js';
 import { checkQuantity } from './quantity.js';
@@ -104,7 +104,7 @@ async function replay(deps: OrdersDeps, existing: Order, fingerprint: string): P
   }
   if (!isVisible(existing)) throw inProgress();
   const walletBalance = await deps.wallet.balance(existing.partnerId);
-  ordersReplayed.add(1);
+  ordersReplayed.add(1, modeOf(existing.partnerId));
   const [order] = await withGroupEsims(deps.pool, [existing]);
   return { order: order ?? existing, walletBalance, replayed: true };
 }
@@ -155,7 +155,7 @@ async function pay(deps: OrdersDeps, order: Order, deadline?: number): Promise<{
     throw error;
   }
   if (!paid) return settledMeanwhile(deps, order, walletBalance);
-  ordersCreated.add(1, { via: 'request' });
+  ordersCreated.add(1, { via: 'request', ...modeOf(order.partnerId) });
   deps.logger.info({ ...log, walletBalance }, 'order paid; provisioning queued');
   return { order: paid, walletBalance };
 }

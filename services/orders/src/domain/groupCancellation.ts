@@ -8,7 +8,7 @@ import { findOrder, schema } from '../store/orderStore.js';
 import type { Cancellation } from './completeCancellation.js';
 import type { OrdersDeps } from './deps.js';
 import { withGroupEsims } from './groupOrders.js';
-import { ordersCancelled } from './metrics.js';
+import { modeOf, ordersCancelled } from './metrics.js';
 import type { Order, VisibleOrder } from './order.js';
 import { partnerOrderViewOf } from './partnerView.js';
 
@@ -82,7 +82,7 @@ export async function completeGroupCancellation(
   const refund = await deps.wallet.refund({ orderId: group.id, partnerId: group.partnerId, reason: `group order cancelled (${group.quantity} × ${group.planName})` });
   const cancelled = await withTransaction(deps.pool, (db) => recordGroupCancellation(db, group.id, refund.amount));
   if (cancelled.recorded) {
-    ordersCancelled.add(1, { via: options.via });
+    ordersCancelled.add(1, { via: options.via, ...modeOf(group.partnerId) });
     deps.logger.info({ orderId: group.id, partnerId: group.partnerId, refundedAmount: refund.amount, via: options.via }, 'group order cancelled and refunded');
   }
   return { order: cancelled.order, refundedAmount: refund.amount };

@@ -1,3 +1,4 @@
+import { livemodeOf } from '@esim/ids';
 import { metrics } from '@esim/telemetry';
 
 /** The business counters an SRE pages on (contract §12). */
@@ -24,3 +25,12 @@ export const ordersSwept = meter.createCounter('orders_swept_total', {
   description:
     'Orders left processing past ORDERS_PROCESSING_SWEEP_AFTER_MS that the sweeper looked at, by outcome (provisioned, failed, in_progress, unknown, error); the last three are counted at every look',
 });
+
+/**
+ * The `livemode` label every order counter carries (contract §14): test
+ * orders are counted, but apart, so a live dashboard or alert that selects
+ * livemode="true" never counts a test order.
+ */
+export function modeOf(accountId: string): { livemode: 'true' | 'false' } {
+  return { livemode: livemodeOf(accountId) ? 'true' : 'false' };
+}

@@ -1,11 +1,12 @@
+import { livemodeOf } from '@esim/ids';
 import type { partnerBundleView, partnerEsimView, partnerOrderView } from '@esim/events';
 import type { z } from 'zod';
 import { usageOf, type BundleRecord, type EsimState } from '../esims/esim.js';
 import { appleInstallUrlOf, shownFailureReason, type Esim, type VisibleOrder } from './order.js';
 
-export type PartnerOrderView = z.input<typeof partnerOrderView>;
+export type PartnerOrderView = z.output<typeof partnerOrderView>;
 export type PartnerEsimView = z.output<typeof partnerEsimView>;
-export type PartnerBundleView = z.input<typeof partnerBundleView>;
+export type PartnerBundleView = z.output<typeof partnerBundleView>;
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
@@ -35,6 +36,7 @@ export function partnerOrderViewOf(order: VisibleOrder): PartnerOrderView {
     unitPrice: order.unitPrice,
     esims: order.esims.map(withoutQr),
     refundedAmount: order.refundedAmount,
+    livemode: livemodeOf(order.partnerId),
   };
 }
 
@@ -42,7 +44,8 @@ function withoutQr(esim: Esim) {
   return { iccid: esim.iccid, smdpAddress: esim.smdpAddress, matchingId: esim.matchingId, activationCode: esim.activationCode, appleInstallUrl: esim.appleInstallUrl };
 }
 
-export function partnerBundleViewOf(bundle: BundleRecord): PartnerBundleView {
+/** `livemode` is the eSIM's (its owner's account, §14): a bundle record does not name its owner. */
+export function partnerBundleViewOf(bundle: BundleRecord, livemode: boolean): PartnerBundleView {
   return {
     orderId: bundle.shownOrderId,
     planId: bundle.planId,
@@ -53,6 +56,7 @@ export function partnerBundleViewOf(bundle: BundleRecord): PartnerBundleView {
     status: bundle.status,
     activatedAt: iso(bundle.activatedAt),
     expiresAt: iso(bundle.expiresAt),
+    livemode,
   };
 }
 
@@ -60,6 +64,7 @@ export function partnerBundleViewOf(bundle: BundleRecord): PartnerBundleView {
 export function partnerEsimViewOf(state: EsimState): PartnerEsimView {
   const { esim, bundles } = state;
   const usage = usageOf(state);
+  const livemode = livemodeOf(esim.partnerId);
   return {
     iccid: esim.iccid,
     orderId: esim.shownOrderId,
@@ -71,11 +76,12 @@ export function partnerEsimViewOf(state: EsimState): PartnerEsimView {
     countries: esim.countries,
     region: esim.region,
     usage: { ...usage, updatedAt: usage.updatedAt.toISOString() },
-    bundles: bundles.map(partnerBundleViewOf),
+    bundles: bundles.map((bundle) => partnerBundleViewOf(bundle, livemode)),
     eid: esim.eid,
     lastError: esim.lastError ? { ...esim.lastError, at: esim.lastError.at.toISOString() } : null,
     suspended: esim.suspended,
     createdAt: esim.createdAt.toISOString(),
     updatedAt: esim.updatedAt.toISOString(),
+    livemode,
   };
 }

@@ -1,5 +1,6 @@
 import { metrics } from '@esim/telemetry';
 import { AppError } from '@esim/errors';
+import { livemodeOf } from '@esim/ids';
 import type { Pool } from '@esim/postgres';
 import { randomUUID } from 'node:crypto';
 import { findOrder } from '../store/orderStore.js';
@@ -24,6 +25,9 @@ import type { OrdersDeps } from './deps.js';
  * offers no query of its eSIMs, so "revoked upstream but sold here" is
  * caught by the cancel saga itself (#23), not listed here.
  * One run at a time across replicas: a session advisory lock.
+ * Live accounts only (contract §14: no test amount in a live report): test
+ * orders and test wallets are skipped on both sides, here too in case a
+ * wallet of an older version still lists them (docs/decisions.md).
  */
 export type ReconciliationTrigger = 'operator' | 'daily';
 export type FindingKind = 'held_debit_without_order' | 'failed_order_not_refunded' | 'held_debit_not_settled' | 'order_paid_without_debit' | 'balance_not_ledger_sum';
@@ -117,7 +121,9 @@ export async function runReconciliation(
 async function compare(deps: OrdersDeps, options: ReconciliationOptions): Promise<ReconciliationFinding[]> {
   const findings: ReconciliationFinding[] = [];
   const paid = await paidOrdersSince(deps.pool, options.paidWithinDays, maxPaidOrders);
-  const snapshot = await deps.wallet.reconciliationSnapshot({ heldOlderThanMs: options.heldAfterMs, orderIds: paid.map((order) => order.id) });
+  const wallet = await deps.wallet.reconciliationSnapshot({ heldOlderThanMs: options.heldAfterMs, orderIds: paid.map((order) => order.id) });
+  const live = (item: { partnerId: string }) => livemodeOf(item.partnerId);
+  const snapshot = { held: wallet.held.filter(live), reservations: wallet.reservations, unbalanced: wallet.unbalanced.filter(live) };
 
   for (const reservation of snapshot.held) {
     const order = await findOrder(deps.pool, reservation.orderId);

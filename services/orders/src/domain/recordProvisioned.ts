@@ -3,7 +3,7 @@ import type { PoolClient } from '@esim/postgres';
 import type { Logger } from '@esim/telemetry';
 import { findOrder, markProvisioned, schema } from '../store/orderStore.js';
 import { orderLogFields } from './customerLog.js';
-import { orderTimeToProvisioned, ordersProvisioned } from './metrics.js';
+import { modeOf, orderTimeToProvisioned, ordersProvisioned } from './metrics.js';
 import type { VisibleOrder } from './order.js';
 import { partnerOrderViewOf } from './partnerView.js';
 import { qrCodeOf } from './qrCode.js';
@@ -59,8 +59,8 @@ export async function applyProvisioned(
   });
   // After provision.provisioned: notifications that arrived early announce their effects after it.
   await esimLifecycle.recordProvisioned(db, logger, provisioned);
-  ordersProvisioned.add(1);
-  orderTimeToProvisioned.record(Math.max(0, Date.now() - provisioned.createdAt.getTime()));
+  ordersProvisioned.add(1, modeOf(provisioned.partnerId));
+  orderTimeToProvisioned.record(Math.max(0, Date.now() - provisioned.createdAt.getTime()), modeOf(provisioned.partnerId));
   logger.info({ ...orderLogFields(provisioned), supplierReference, ...source }, 'order provisioned');
   return true;
 }

@@ -2,7 +2,7 @@ import { enqueueEvent, PermanentEventError, type EventEnvelope } from '@esim/eve
 import type { PoolClient } from '@esim/postgres';
 import type { Logger } from '@esim/telemetry';
 import { findOrder, markFailed, schema } from '../store/orderStore.js';
-import { ordersFailed } from './metrics.js';
+import { modeOf, ordersFailed } from './metrics.js';
 import { settleGroupRefund } from './groupOrders.js';
 import { isGroup, type VisibleOrder } from './order.js';
 import { partnerOrderViewOf } from './partnerView.js';
@@ -42,7 +42,7 @@ export async function applyRefunded(
     // Some units provisioned: the refund was of the missing ones only.
     const partial = await settleGroupRefund(db, order, amount);
     if (partial) {
-      ordersFailed.add(1, { partial: 'true' });
+      ordersFailed.add(1, { partial: 'true', ...modeOf(order.partnerId) });
       logger.info({ orderId, partnerId: partial.partnerId, refundedAmount: amount, ...source }, 'group order partially provisioned; missing units refunded');
       return true;
     }
@@ -54,7 +54,7 @@ export async function applyRefunded(
     orderId,
     payload: { order: partnerOrderViewOf(failed), refundedAmount: amount },
   });
-  ordersFailed.add(1);
+  ordersFailed.add(1, modeOf(failed.partnerId));
   logger.info({ orderId, partnerId: failed.partnerId, refundedAmount: amount, reason: failed.failureReason, ...source }, 'order failed and refunded');
   return true;
 }

@@ -1,6 +1,6 @@
 import { pageWindow, type PageWindow } from '@esim/postgres';
 import { validationError, type FieldError } from '@esim/errors';
-import { isId } from '@esim/ids';
+import { isAccountId } from '@esim/ids';
 import { isOneOf, orderStatuses, tiers, type OrderStatus } from '@esim/vocabulary';
 import { iccidPattern } from '../esims/esim.js';
 import type { OrderRequest } from './order.js';
@@ -16,7 +16,8 @@ const emailShape = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 
 export function checkOrderRequest(request: OrderRequest): OrderRequest {
   const errors: FieldError[] = [];
-  if (!isId('ptn', request.partnerId)) errors.push({ path: 'partnerId', message: 'must be a partner id (ptn_…)' });
+  // An account of either mode (contract §14): a test account's orders are keyed by `ptn_…_test`.
+  if (!isAccountId(request.partnerId)) errors.push({ path: 'partnerId', message: 'must be a partner account id (ptn_… or ptn_…_test)' });
   if (!isOneOf(tiers, request.tier)) errors.push({ path: 'tier', message: `must be one of ${tiers.join(', ')}` });
   if (!clientRequestIdPattern.test(request.clientRequestId)) errors.push({ path: 'clientRequestId', message: 'must be 1–64 of A-Z a-z 0-9 . _ : -' });
   if (request.planId === '') errors.push({ path: 'planId', message: 'is required' });
@@ -25,6 +26,15 @@ export function checkOrderRequest(request: OrderRequest): OrderRequest {
   if (request.iccid !== undefined && !iccidPattern.test(request.iccid)) errors.push({ path: 'iccid', message: 'must be an ICCID of 18–22 digits' });
   if (errors.length > 0) throw validationError(errors);
   return request;
+}
+
+/**
+ * Which mode a list shows (contract §14): what the caller asked, else live
+ * only for an operator's list of every partner (no test order in a live
+ * view by omission), else the named account's own (already one mode).
+ */
+export function modeFilter(request: { partnerId: string; livemode?: boolean }): boolean | undefined {
+  return request.livemode ?? (request.partnerId === '' ? true : undefined);
 }
 
 /** Order lists default to 20 per page (contract §3). */

@@ -4,7 +4,7 @@ import { deletePendingOrder, findStalePendingOrder } from '../store/orderStore.j
 import { confirmPayment } from './confirmPayment.js';
 import { orderLogFields } from './customerLog.js';
 import type { OrdersDeps } from './deps.js';
-import { ordersCreated } from './metrics.js';
+import { modeOf, ordersCreated } from './metrics.js';
 
 export interface SweepResult {
   /** Orders whose reservation was found: now 'processing', their events written. */
@@ -74,7 +74,7 @@ export async function settlePendingOrders(deps: OrdersDeps, options: { olderThan
       const walletBalance = await deps.wallet.balance(order.partnerId);
       if (await withTransaction(deps.pool, (db) => confirmPayment(db, order, walletBalance))) {
         result.completed.push(order.id);
-        ordersCreated.add(1, { via: 'sweeper' });
+        ordersCreated.add(1, { via: 'sweeper', ...modeOf(order.partnerId) });
         deps.logger.info({ ...log, walletBalance }, 'sweeper: pending order had a held reservation; confirmed');
       }
     }

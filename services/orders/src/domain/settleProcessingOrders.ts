@@ -4,7 +4,7 @@ import { unitOrdersOf } from '../store/groupStore.js';
 import { findOrder, lockProcessingOrder, staleProcessingOrders, type ProcessingCursor } from '../store/orderStore.js';
 import { orderLogFields } from './customerLog.js';
 import type { OrdersDeps } from './deps.js';
-import { ordersSwept } from './metrics.js';
+import { modeOf, ordersSwept } from './metrics.js';
 import { isGroup, type Order } from './order.js';
 import { applyUnitFailure } from './recordProvisioningFailure.js';
 import { applyProvisioned } from './recordProvisioned.js';
@@ -58,7 +58,7 @@ export async function settleProcessingOrders(
     // Stopping (shutdown) ends the round between orders; the next round (any replica's) starts from the oldest again.
     if (options.signal?.aborted) return result;
     const outcome = await settleOne(deps, order);
-    ordersSwept.add(1, { state: outcome });
+    ordersSwept.add(1, { state: outcome, ...modeOf(order.partnerId) });
     if (outcome === 'provisioned') result.provisioned.push(order.id);
     else if (outcome === 'failed') result.failed.push(order.id);
     else if (outcome === 'in_progress') result.inProgress.push(order.id);

@@ -163,7 +163,7 @@ async function announce(db: Queryable, state: EsimState, effect: Effect): Promis
     await enqueueEvent(db, schema, 'partner.notification', { ...base, type: effect.type, payload: { esim } });
     return;
   }
-  const bundle = partnerBundleViewOf(state.bundles.find((candidate) => candidate.orderId === effect.bundle)!);
+  const bundle = partnerBundleViewOf(state.bundles.find((candidate) => candidate.orderId === effect.bundle)!, esim.livemode);
   if (effect.type === 'esim.usage_threshold') {
     await enqueueEvent(db, schema, 'partner.notification', { ...base, type: 'esim.usage_threshold', payload: { esim, bundle, threshold: effect.threshold } });
   } else {

@@ -1,4 +1,5 @@
 import type { ServiceContext } from '@esim/service';
+import { deleteTestAccount } from '../domain/deleteTestAccount.js';
 import { recordProvisioned } from '../domain/recordProvisioned.js';
 import { recordProvisioningFailure } from '../domain/recordProvisioningFailure.js';
 import { recordRefund } from '../domain/recordRefund.js';
@@ -23,4 +24,8 @@ export async function startConsumers({ consume, logger }: ServiceContext<Config>
   await consume({ durable: 'orders_wallet_refunded', type: 'wallet.order.refunded', ...delivery }, recordRefund(logger));
   // The eSIM lifecycle: the SM-DP+'s reports (contract §8).
   await consume({ durable: 'orders_esim_progress', type: 'provisioning.esim.progress', ...delivery }, esimLifecycle.recordSmdpReport(logger));
+  // Test mode (contract §14): a partner's test data is deleted on request; the deletion and the event's id commit together.
+  await consume({ durable: 'orders_test_data_deleted', type: 'partners.test_data.delete_requested', ...delivery }, async (event, db) => {
+    await deleteTestAccount(db, logger, event.data.accountId);
+  });
 }

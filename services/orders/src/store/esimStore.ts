@@ -1,3 +1,4 @@
+import { testAccountSqlPattern } from '@esim/ids';
 import type { Queryable } from '@esim/postgres';
 import type { BundleStatus, EsimStatus } from '@esim/vocabulary';
 import type { BundleRecord, EsimRecord, EsimState } from '../esims/esim.js';
@@ -170,6 +171,8 @@ export async function saveBundle(db: Queryable, bundle: BundleRecord): Promise<v
 export interface EsimFilter {
   partnerId?: string;
   status?: EsimStatus;
+  /** True: live accounts' eSIMs only; false: test accounts' only; undefined: both. */
+  livemode?: boolean;
 }
 
 /** eSIMs newest first (ties by ICCID descending), with their bundles, and how many match in all. */
@@ -178,6 +181,8 @@ export async function listEsimStates(db: Queryable, filter: EsimFilter, page: { 
   const params: unknown[] = [];
   if (filter.partnerId !== undefined) conditions.push(`partner_id = $${params.push(filter.partnerId)}`);
   if (filter.status !== undefined) conditions.push(`status = $${params.push(filter.status)}`);
+  // Test mode (§14): a whole mode is picked out by the account id's form, never by a column.
+  if (filter.livemode !== undefined) conditions.push(`partner_id ${filter.livemode ? 'NOT LIKE' : 'LIKE'} $${params.push(testAccountSqlPattern)}`);
   const where = conditions.join(' AND ');
   const [list, count] = await Promise.all([
     db.query<EsimRow>(`SELECT ${esimColumns} FROM orders.esims WHERE ${where} ORDER BY created_at DESC, iccid DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`, [

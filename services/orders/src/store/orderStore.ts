@@ -1,3 +1,4 @@
+import { testAccountSqlPattern } from '@esim/ids';
 import type { Queryable } from '@esim/postgres';
 import type { Esim, Order, StoredStatus } from '../domain/order.js';
 import { columns, one, toOrder, type OrderRow } from './orderRow.js';
@@ -192,6 +193,8 @@ export interface OrderFilter {
   partnerId?: string;
   /** Undefined for every visible status. */
   status?: Exclude<StoredStatus, 'pending'>;
+  /** True: live accounts' orders only; false: test accounts' only; undefined: both. */
+  livemode?: boolean;
 }
 
 /** Visible orders, newest first with ties by id descending, and how many match in all. */
@@ -201,6 +204,8 @@ export async function listVisibleOrders(db: Queryable, filter: OrderFilter, page
   const params: unknown[] = [];
   if (filter.partnerId !== undefined) conditions.push(`partner_id = $${params.push(filter.partnerId)}`);
   if (filter.status !== undefined) conditions.push(`status = $${params.push(filter.status)}`);
+  // Test mode (§14): a whole mode is picked out by the account id's form, never by a column.
+  if (filter.livemode !== undefined) conditions.push(`partner_id ${filter.livemode ? 'NOT LIKE' : 'LIKE'} $${params.push(testAccountSqlPattern)}`);
   const where = conditions.join(' AND ');
   const [list, count] = await Promise.all([
     db.query<OrderRow>(`SELECT ${columns} FROM orders.orders WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`, [

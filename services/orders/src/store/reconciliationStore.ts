@@ -1,3 +1,4 @@
+import { testAccountSqlPattern } from '@esim/ids';
 import type { Queryable } from '@esim/postgres';
 import type { ReconciliationFinding, ReconciliationRun, ReconciliationTrigger } from '../domain/reconciliation.js';
 
@@ -71,13 +72,13 @@ export async function lastDailyStart(db: Queryable): Promise<Date | undefined> {
   return rows[0]?.started_at ?? undefined;
 }
 
-/** Paid orders of the last `days` (processing or provisioned: each must have its debit), oldest first. */
+/** Paid live orders of the last `days` (processing or provisioned: each must have its debit), oldest first; test accounts' are not reconciled (docs/decisions.md). */
 export async function paidOrdersSince(db: Queryable, days: number, limit: number): Promise<Array<{ id: string; partnerId: string; price: number }>> {
   const { rows } = await db.query<{ id: string; partner_id: string; price: string }>(
     `SELECT id, partner_id, price::text FROM orders.orders
-     WHERE status IN ('processing', 'provisioned') AND created_at > now() - make_interval(days => $1)
+     WHERE status IN ('processing', 'provisioned') AND created_at > now() - make_interval(days => $1) AND partner_id NOT LIKE $3
      ORDER BY created_at, id LIMIT $2`,
-    [days, limit],
+    [days, limit, testAccountSqlPattern],
   );
   return rows.map((row) => ({ id: row.id, partnerId: row.partner_id, price: Number(row.price) }));
 }

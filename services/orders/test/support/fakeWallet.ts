@@ -155,6 +155,9 @@ export async function startFakeWallet(): Promise<FakeWallet> {
     async adjust() {
       throw new AppError('UNAVAILABLE', 'not in the fake');
     },
+    async creditTestWallet() {
+      throw new AppError('UNAVAILABLE', 'not in the fake');
+    },
     async setLowBalanceThreshold() {
       throw new AppError('UNAVAILABLE', 'not in the fake');
     },

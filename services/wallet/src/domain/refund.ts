@@ -5,7 +5,7 @@ import { findEntry } from '../store/ledgerStore.js';
 import { findReservation, markPartlyRefunded, markReleased } from '../store/reservationStore.js';
 import type { WalletDeps } from './deps.js';
 import type { LedgerEntry } from './ledger.js';
-import { walletMetrics } from './metrics.js';
+import { modeOf, walletMetrics } from './metrics.js';
 import { appendEntry, lockWalletFor } from './movement.js';
 import { check, limits } from './rules.js';
 import { announceRefund } from './walletEvents.js';
@@ -82,8 +82,8 @@ export async function refundOrderPrice(db: Queryable, logger: Logger, input: Ref
     const entry = await appendEntry(db, head, { type: 'refund', amount: input.amount, orderId: reservation.orderId, reference: 'missing-units', description: `Refund: ${reason}` });
     await markPartlyRefunded(db, reservation.orderId, entry.id);
     await announceRefund(db, { ...entry, orderId: reservation.orderId });
-    walletMetrics.refunds.add(1);
-    walletMetrics.refundedMinor.add(entry.amount);
+    walletMetrics.refunds.add(1, modeOf(entry.partnerId));
+    walletMetrics.refundedMinor.add(entry.amount, modeOf(entry.partnerId));
     return { kind: 'refunded', entry, replayed: false };
   }
   if (reservation.state === 'captured' && input.cause === 'provisioning_failed') {
@@ -96,8 +96,8 @@ export async function refundOrderPrice(db: Queryable, logger: Logger, input: Ref
   const entry = await appendEntry(db, head, { type: 'refund', amount: reservation.amount - earlier, orderId: reservation.orderId, description: `Refund: ${reason}` });
   await markReleased(db, reservation.orderId, entry.id, ['held', 'captured']);
   if (input.cause === 'provisioning_failed') await announceRefund(db, { ...entry, orderId: reservation.orderId });
-  walletMetrics.refunds.add(1);
-  walletMetrics.refundedMinor.add(entry.amount);
+  walletMetrics.refunds.add(1, modeOf(entry.partnerId));
+  walletMetrics.refundedMinor.add(entry.amount, modeOf(entry.partnerId));
   return { kind: 'refunded', entry, replayed: false };
 }
 

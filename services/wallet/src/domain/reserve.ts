@@ -6,7 +6,7 @@ import { findReservation } from '../store/reservationStore.js';
 import { readBalance } from '../store/walletStore.js';
 import type { WalletDeps } from './deps.js';
 import type { LedgerEntry, Reservation } from './ledger.js';
-import { walletMetrics } from './metrics.js';
+import { modeOf, walletMetrics } from './metrics.js';
 import { announceIfLow } from './movement.js';
 import { check, insufficientBalance, limits } from './rules.js';
 
@@ -71,8 +71,8 @@ export async function reserve(deps: WalletDeps, input: ReserveInput): Promise<Re
       throw insufficientBalance(`Wallet balance ${balance} is lower than the order price ${input.amount} (${deps.currency} cents).`);
     });
     if (!reserved.replayed) {
-      walletMetrics.debits.add(1);
-      walletMetrics.debitedMinor.add(input.amount);
+      walletMetrics.debits.add(1, modeOf(input.partnerId));
+      walletMetrics.debitedMinor.add(input.amount, modeOf(input.partnerId));
     }
     return reserved;
   } catch (error) {

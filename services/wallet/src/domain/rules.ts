@@ -1,6 +1,6 @@
 import { pageWindow, type PageWindow } from '@esim/postgres';
 import { AppError, validationError, type FieldError } from '@esim/errors';
-import { isId } from '@esim/ids';
+import { isAccountId, isId } from '@esim/ids';
 
 /**
  * Bounds on what callers send. The gateway validates partners' and
@@ -25,8 +25,10 @@ export const limits = {
 export class FieldChecks {
   private readonly errors: FieldError[] = [];
 
+  /** 'ptn' names an account of either mode (`ptn_X` or its test account `ptn_X_test`, contract §14). */
   id(path: string, prefix: 'ptn' | 'ord', value: string): this {
-    if (!isId(prefix, value)) this.errors.push({ path, message: `must be a ${prefix}_ id` });
+    const valid = prefix === 'ptn' ? isAccountId(value) : isId(prefix, value);
+    if (!valid) this.errors.push({ path, message: `must be a ${prefix}_ id` });
     return this;
   }
 

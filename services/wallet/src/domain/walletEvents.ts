@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { enqueueEvent, type ledgerEntryView } from '@esim/events';
+import { livemodeOf } from '@esim/ids';
 import type { Queryable } from '@esim/postgres';
 import { walletSchema } from '../store/schema.js';
 import type { AuditContext, LedgerEntry } from './ledger.js';
@@ -15,6 +16,7 @@ export function partnerLedgerEntry(entry: LedgerEntry): z.output<typeof ledgerEn
     reference: entry.reference,
     description: entry.description,
     createdAt: entry.createdAt.toISOString(),
+    livemode: livemodeOf(entry.partnerId),
   };
 }
 

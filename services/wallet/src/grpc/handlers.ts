@@ -2,6 +2,7 @@ import { validationError } from '@esim/errors';
 import type { ServiceHandlers } from '@esim/grpc';
 import type { walletV1 } from '@esim/proto';
 import { adjust } from '../domain/adjust.js';
+import { creditTestWallet } from '../domain/creditTestWallet.js';
 import type { WalletDeps } from '../domain/deps.js';
 import { getReservation } from '../domain/getReservation.js';
 import { getWallet } from '../domain/getWallet.js';
@@ -50,6 +51,10 @@ export function walletHandlers(deps: WalletDeps): ServiceHandlers<WalletMethods>
         audit: auditOf(request.audit),
       });
       return { entry: ledgerEntryMessage(entry), balance: BigInt(balance), created };
+    },
+    async creditTestWallet(request) {
+      const { entry, balance } = await creditTestWallet(deps, { partnerId: request.partnerId, amount: amountOf(request.amount) });
+      return { entry: ledgerEntryMessage(entry), balance: BigInt(balance), created: true };
     },
     async adjust(request) {
       const { entry, balance } = await adjust(deps, {

@@ -1,3 +1,4 @@
+import { testAccountSqlPattern } from '@esim/ids';
 import type { Queryable } from '@esim/postgres';
 import type { ReservationState } from '@esim/vocabulary';
 import type { Reservation } from '../domain/ledger.js';
@@ -62,13 +63,13 @@ export async function markReleased(db: Queryable, orderId: string, refundEntryId
   if (result.rowCount !== 1) throw new Error(`reservation ${orderId} was not ${from.join(' or ')}`);
 }
 
-/** Reservations still 'held' after `olderThanMs` (the reconciliation's "a debit without its order?"), oldest first. */
+/** Live reservations still 'held' after `olderThanMs` (the reconciliation's "a debit without its order?"), oldest first; test accounts' are not reconciled. */
 export async function heldReservationsOlderThan(db: Queryable, olderThanMs: number, limit: number): Promise<Reservation[]> {
   const { rows } = await db.query<ReservationRow>(
     `SELECT ${columns} FROM wallet.reservations
-     WHERE state = 'held' AND created_at < now() - make_interval(secs => $1::double precision / 1000)
+     WHERE state = 'held' AND created_at < now() - make_interval(secs => $1::double precision / 1000) AND partner_id NOT LIKE $3
      ORDER BY created_at, order_id LIMIT $2`,
-    [olderThanMs, limit],
+    [olderThanMs, limit, testAccountSqlPattern],
   );
   return rows.map(toReservation);
 }

@@ -1,3 +1,4 @@
+import { testAccountSqlPattern } from '@esim/ids';
 import type { Queryable } from '@esim/postgres';
 import type { WalletHead } from '../domain/ledger.js';
 
@@ -36,14 +37,15 @@ export async function readBalance(db: Queryable, partnerId: string): Promise<num
   return rows[0]?.balance ?? 0;
 }
 
-/** Wallets whose balance is not the sum of their ledger entries (the reconciliation's last check; the chain guards should make it empty). */
+/** Live wallets whose balance is not the sum of their ledger entries (the reconciliation's last check; the chain guards should make it empty). Test accounts are not reconciled (docs/decisions.md). */
 export async function unbalancedWallets(db: Queryable): Promise<Array<{ partnerId: string; balance: number; ledgerSum: number }>> {
   const { rows } = await db.query<{ partner_id: string; balance: string; ledger_sum: string }>(
     `SELECT w.partner_id, w.balance::text AS balance, COALESCE(l.total, 0)::text AS ledger_sum
      FROM wallet.wallets w
      LEFT JOIN (SELECT partner_id, sum(amount) AS total FROM wallet.ledger_entries GROUP BY partner_id) l ON l.partner_id = w.partner_id
-     WHERE w.balance <> COALESCE(l.total, 0)
+     WHERE w.balance <> COALESCE(l.total, 0) AND w.partner_id NOT LIKE $1
      ORDER BY w.partner_id LIMIT 1000`,
+    [testAccountSqlPattern],
   );
   return rows.map((row) => ({ partnerId: row.partner_id, balance: Number(row.balance), ledgerSum: Number(row.ledger_sum) }));
 }

@@ -28,6 +28,7 @@ export function orderView(orderId: string, status: 'processing' | 'provisioned' 
     failureReason: status === 'failed' ? 'supplier rejected the SKU' : null,
     createdAt: '2025-01-01T10:00:00.000Z',
     updatedAt: '2025-01-01T10:00:05.000Z',
+    livemode: true,
   };
 }
 
@@ -58,6 +59,7 @@ export function everyEventType(partnerId: string): Notification[] {
           reference: 'wire-42',
           description: 'Top-up',
           createdAt: '2025-01-01T09:00:00.000Z',
+          livemode: true,
         },
         walletBalance: 19_250,
       },
@@ -97,10 +99,12 @@ export function esimView(orderId: string) {
         status: 'active' as const,
         activatedAt: '2025-01-01T12:00:00.000Z',
         expiresAt: '2025-01-31T12:00:00.000Z',
+        livemode: true,
       },
     ],
     createdAt: '2025-01-01T10:00:05.000Z',
     updatedAt: '2025-01-02T10:00:00.000Z',
+    livemode: true,
   };
 }
 

@@ -1,11 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { accountIdOf, livemodeOf } from '@esim/ids';
 import { auditContextOf } from '../../auth/adminAuth.js';
 import type { PartnersClient, WalletClient } from '../../backends.js';
 import { component } from '../../http/components.js';
 import { problems } from '../../http/schemas.js';
 import { idOrNotFound } from '../ids.js';
+import { livemodeQuery } from './livemodeQuery.js';
 import { ledgerEntryView, toLedgerEntryView, toWalletView, walletLedgerLimit, walletView } from '../../views/wallet.js';
 
 const maxAmount = 100_000_000;
@@ -35,12 +37,16 @@ export function adminWalletRoutes(app: FastifyInstance, { partners, wallet }: Ad
       schema: {
         tags,
         summary: 'A partner’s wallet',
-        description: `The balance and the ${walletLedgerLimit} most recent ledger entries, newest first, as the partner sees them.`,
+        description: `The balance and the ${walletLedgerLimit} most recent ledger entries, newest first, as the partner sees them. The live wallet unless \`livemode=false\` asks for the partner's test wallet (§14).`,
         params,
-        response: { 200: walletView, ...problems(401, 404, 503) },
+        querystring: z.strictObject(livemodeQuery),
+        response: { 200: walletView, ...problems(400, 401, 404, 503) },
       },
     },
-    async (request) => toWalletView(await wallet.getWallet({ partnerId: await existingPartner(request.params.id), ledgerLimit: walletLedgerLimit })),
+    async (request) => {
+      const partnerId = await existingPartner(request.params.id);
+      return toWalletView(await wallet.getWallet({ partnerId: accountIdOf(partnerId, request.query.livemode), ledgerLimit: walletLedgerLimit }));
+    },
   );
 
   typed.post(
@@ -64,7 +70,7 @@ export function adminWalletRoutes(app: FastifyInstance, { partners, wallet }: Ad
       const { amount, reference, note } = request.body;
       const partnerId = await existingPartner(request.params.id);
       const result = await wallet.topUp({ partnerId, amount: BigInt(amount), reference, note, audit: auditContextOf(request) });
-      return reply.code(result.created ? 201 : 200).send({ entry: toLedgerEntryView(result.entry!), balance: Number(result.balance) });
+      return reply.code(result.created ? 201 : 200).send({ entry: toLedgerEntryView(result.entry!, livemodeOf(partnerId)), balance: Number(result.balance) });
     },
   );
 
@@ -92,7 +98,7 @@ export function adminWalletRoutes(app: FastifyInstance, { partners, wallet }: Ad
       const { amount, reason } = request.body;
       const partnerId = await existingPartner(request.params.id);
       const result = await wallet.adjust({ partnerId, amount: BigInt(amount), reason, audit: auditContextOf(request) });
-      return reply.code(201).send({ entry: toLedgerEntryView(result.entry!), balance: Number(result.balance) });
+      return reply.code(201).send({ entry: toLedgerEntryView(result.entry!, livemodeOf(partnerId)), balance: Number(result.balance) });
     },
   );
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { livemodeOf } from '@esim/ids';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { WalletClient } from '../../backends.js';
@@ -51,7 +52,8 @@ export function walletRoutes(app: FastifyInstance, { wallet, doors }: WalletRout
       async (request) => {
         const { page, limit } = request.query;
         const result = await wallet.listLedger({ partnerId: accountOf(request).partnerId, page: { page, limit } });
-        return { data: result.entries.map(toLedgerEntryView), pagination: pagination(page, limit, result.total) };
+        const livemode = livemodeOf(accountOf(request).partnerId);
+        return { data: result.entries.map((entry) => toLedgerEntryView(entry, livemode)), pagination: pagination(page, limit, result.total) };
       },
     );
   }

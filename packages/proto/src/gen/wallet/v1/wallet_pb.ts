@@ -12,7 +12,31 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file wallet/v1/wallet.proto.
  */
 export const file_wallet_v1_wallet: GenFile = /*@__PURE__*/
-  fileDesc("ChZ3YWxsZXQvdjEvd2FsbGV0LnByb3RvEgl3YWxsZXQudjEiWQodU2V0TG93QmFsYW5jZVRocmVzaG9sZFJlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRIWCgl0aHJlc2hvbGQYAiABKANIAIgBAUIMCgpfdGhyZXNob2xkIjMKHUdldExvd0JhbGFuY2VUaHJlc2hvbGRSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkiOwoTTG93QmFsYW5jZVRocmVzaG9sZBIWCgl0aHJlc2hvbGQYASABKANIAIgBAUIMCgpfdGhyZXNob2xkItYBCgtMZWRnZXJFbnRyeRIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgJEg4KBmFtb3VudBgDIAEoAxIVCg1iYWxhbmNlX2FmdGVyGAQgASgDEhUKCG9yZGVyX2lkGAUgASgJSACIAQESFgoJcmVmZXJlbmNlGAYgASgJSAGIAQESGAoLZGVzY3JpcHRpb24YByABKAlIAogBARISCgpjcmVhdGVkX2F0GAggASgJQgsKCV9vcmRlcl9pZEIMCgpfcmVmZXJlbmNlQg4KDF9kZXNjcmlwdGlvbiJuCg5SZXNlcnZlUmVxdWVzdBIQCghvcmRlcl9pZBgBIAEoCRISCgpwYXJ0bmVyX2lkGAIgASgJEg4KBmFtb3VudBgDIAEoAxITCgtkZXNjcmlwdGlvbhgEIAEoCRIRCglub3RfYWZ0ZXIYBSABKAkiYQoPUmVzZXJ2ZVJlc3BvbnNlEiUKBWVudHJ5GAEgASgLMhYud2FsbGV0LnYxLkxlZGdlckVudHJ5EhUKDWJhbGFuY2VfYWZ0ZXIYAiABKAMSEAoIcmVwbGF5ZWQYAyABKAgiKQoVR2V0UmVzZXJ2YXRpb25SZXF1ZXN0EhAKCG9yZGVyX2lkGAEgASgJImYKC1Jlc2VydmF0aW9uEhAKCG9yZGVyX2lkGAEgASgJEhIKCnBhcnRuZXJfaWQYAiABKAkSDgoGYW1vdW50GAMgASgDEg0KBXN0YXRlGAQgASgJEhIKCmNyZWF0ZWRfYXQYBSABKAkiPAoQR2V0V2FsbGV0UmVxdWVzdBISCgpwYXJ0bmVyX2lkGAEgASgJEhQKDGxlZGdlcl9saW1pdBgCIAEoBSJnCgZXYWxsZXQSEgoKcGFydG5lcl9pZBgBIAEoCRIPCgdiYWxhbmNlGAIgASgDEhAKCGN1cnJlbmN5GAMgASgJEiYKBmxlZGdlchgEIAMoCzIWLndhbGxldC52MS5MZWRnZXJFbnRyeSJNChFMaXN0TGVkZ2VyUmVxdWVzdBISCgpwYXJ0bmVyX2lkGAEgASgJEiQKBHBhZ2UYAiABKAsyFi5jb21tb24udjEuUGFnZVJlcXVlc3QiTAoSTGlzdExlZGdlclJlc3BvbnNlEicKB2VudHJpZXMYASADKAsyFi53YWxsZXQudjEuTGVkZ2VyRW50cnkSDQoFdG90YWwYAiABKAUiiQEKDFRvcFVwUmVxdWVzdBISCgpwYXJ0bmVyX2lkGAEgASgJEg4KBmFtb3VudBgCIAEoAxIRCglyZWZlcmVuY2UYAyABKAkSEQoEbm90ZRgEIAEoCUgAiAEBEiYKBWF1ZGl0GAUgASgLMhcuY29tbW9uLnYxLkF1ZGl0Q29udGV4dEIHCgVfbm90ZSJYCg1Ub3BVcFJlc3BvbnNlEiUKBWVudHJ5GAEgASgLMhYud2FsbGV0LnYxLkxlZGdlckVudHJ5Eg8KB2JhbGFuY2UYAiABKAMSDwoHY3JlYXRlZBgDIAEoCCJrCg1BZGp1c3RSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSDgoGYW1vdW50GAIgASgDEg4KBnJlYXNvbhgDIAEoCRImCgVhdWRpdBgEIAEoCzIXLmNvbW1vbi52MS5BdWRpdENvbnRleHQiSAoOQWRqdXN0UmVzcG9uc2USJQoFZW50cnkYASABKAsyFi53YWxsZXQudjEuTGVkZ2VyRW50cnkSDwoHYmFsYW5jZRgCIAEoAyJKChJSZWZ1bmRPcmRlclJlcXVlc3QSEAoIb3JkZXJfaWQYASABKAkSEgoKcGFydG5lcl9pZBgCIAEoCRIOCgZyZWFzb24YAyABKAkiZQoTUmVmdW5kT3JkZXJSZXNwb25zZRIlCgVlbnRyeRgBIAEoCzIWLndhbGxldC52MS5MZWRnZXJFbnRyeRIVCg1iYWxhbmNlX2FmdGVyGAIgASgDEhAKCHJlcGxheWVkGAMgASgIIlEKIEdldFJlY29uY2lsaWF0aW9uU25hcHNob3RSZXF1ZXN0EhoKEmhlbGRfb2xkZXJfdGhhbl9tcxgBIAEoAxIRCglvcmRlcl9pZHMYAiADKAkiSwoQVW5iYWxhbmNlZFdhbGxldBISCgpwYXJ0bmVyX2lkGAEgASgJEg8KB2JhbGFuY2UYAiABKAMSEgoKbGVkZ2VyX3N1bRgDIAEoAyKdAQoWUmVjb25jaWxpYXRpb25TbmFwc2hvdBIkCgRoZWxkGAEgAygLMhYud2FsbGV0LnYxLlJlc2VydmF0aW9uEiwKDHJlc2VydmF0aW9ucxgCIAMoCzIWLndhbGxldC52MS5SZXNlcnZhdGlvbhIvCgp1bmJhbGFuY2VkGAMgAygLMhsud2FsbGV0LnYxLlVuYmFsYW5jZWRXYWxsZXQyowYKDVdhbGxldFNlcnZpY2USQAoHUmVzZXJ2ZRIZLndhbGxldC52MS5SZXNlcnZlUmVxdWVzdBoaLndhbGxldC52MS5SZXNlcnZlUmVzcG9uc2USSgoOR2V0UmVzZXJ2YXRpb24SIC53YWxsZXQudjEuR2V0UmVzZXJ2YXRpb25SZXF1ZXN0GhYud2FsbGV0LnYxLlJlc2VydmF0aW9uEjsKCUdldFdhbGxldBIbLndhbGxldC52MS5HZXRXYWxsZXRSZXF1ZXN0GhEud2FsbGV0LnYxLldhbGxldBJJCgpMaXN0TGVkZ2VyEhwud2FsbGV0LnYxLkxpc3RMZWRnZXJSZXF1ZXN0Gh0ud2FsbGV0LnYxLkxpc3RMZWRnZXJSZXNwb25zZRI6CgVUb3BVcBIXLndhbGxldC52MS5Ub3BVcFJlcXVlc3QaGC53YWxsZXQudjEuVG9wVXBSZXNwb25zZRI9CgZBZGp1c3QSGC53YWxsZXQudjEuQWRqdXN0UmVxdWVzdBoZLndhbGxldC52MS5BZGp1c3RSZXNwb25zZRJMCgtSZWZ1bmRPcmRlchIdLndhbGxldC52MS5SZWZ1bmRPcmRlclJlcXVlc3QaHi53YWxsZXQudjEuUmVmdW5kT3JkZXJSZXNwb25zZRJrChlHZXRSZWNvbmNpbGlhdGlvblNuYXBzaG90Eisud2FsbGV0LnYxLkdldFJlY29uY2lsaWF0aW9uU25hcHNob3RSZXF1ZXN0GiEud2FsbGV0LnYxLlJlY29uY2lsaWF0aW9uU25hcHNob3QSYgoWU2V0TG93QmFsYW5jZVRocmVzaG9sZBIoLndhbGxldC52MS5TZXRMb3dCYWxhbmNlVGhyZXNob2xkUmVxdWVzdBoeLndhbGxldC52MS5Mb3dCYWxhbmNlVGhyZXNob2xkEmIKFkdldExvd0JhbGFuY2VUaHJlc2hvbGQSKC53YWxsZXQudjEuR2V0TG93QmFsYW5jZVRocmVzaG9sZFJlcXVlc3QaHi53YWxsZXQudjEuTG93QmFsYW5jZVRocmVzaG9sZGIGcHJvdG8z", [file_common_v1_common]);
+  fileDesc("ChZ3YWxsZXQvdjEvd2FsbGV0LnByb3RvEgl3YWxsZXQudjEiPQoXQ3JlZGl0VGVzdFdhbGxldFJlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRIOCgZhbW91bnQYAiABKAMiWQodU2V0TG93QmFsYW5jZVRocmVzaG9sZFJlcXVlc3QSEgoKcGFydG5lcl9pZBgBIAEoCRIWCgl0aHJlc2hvbGQYAiABKANIAIgBAUIMCgpfdGhyZXNob2xkIjMKHUdldExvd0JhbGFuY2VUaHJlc2hvbGRSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkiOwoTTG93QmFsYW5jZVRocmVzaG9sZBIWCgl0aHJlc2hvbGQYASABKANIAIgBAUIMCgpfdGhyZXNob2xkItYBCgtMZWRnZXJFbnRyeRIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgJEg4KBmFtb3VudBgDIAEoAxIVCg1iYWxhbmNlX2FmdGVyGAQgASgDEhUKCG9yZGVyX2lkGAUgASgJSACIAQESFgoJcmVmZXJlbmNlGAYgASgJSAGIAQESGAoLZGVzY3JpcHRpb24YByABKAlIAogBARISCgpjcmVhdGVkX2F0GAggASgJQgsKCV9vcmRlcl9pZEIMCgpfcmVmZXJlbmNlQg4KDF9kZXNjcmlwdGlvbiJuCg5SZXNlcnZlUmVxdWVzdBIQCghvcmRlcl9pZBgBIAEoCRISCgpwYXJ0bmVyX2lkGAIgASgJEg4KBmFtb3VudBgDIAEoAxITCgtkZXNjcmlwdGlvbhgEIAEoCRIRCglub3RfYWZ0ZXIYBSABKAkiYQoPUmVzZXJ2ZVJlc3BvbnNlEiUKBWVudHJ5GAEgASgLMhYud2FsbGV0LnYxLkxlZGdlckVudHJ5EhUKDWJhbGFuY2VfYWZ0ZXIYAiABKAMSEAoIcmVwbGF5ZWQYAyABKAgiKQoVR2V0UmVzZXJ2YXRpb25SZXF1ZXN0EhAKCG9yZGVyX2lkGAEgASgJImYKC1Jlc2VydmF0aW9uEhAKCG9yZGVyX2lkGAEgASgJEhIKCnBhcnRuZXJfaWQYAiABKAkSDgoGYW1vdW50GAMgASgDEg0KBXN0YXRlGAQgASgJEhIKCmNyZWF0ZWRfYXQYBSABKAkiPAoQR2V0V2FsbGV0UmVxdWVzdBISCgpwYXJ0bmVyX2lkGAEgASgJEhQKDGxlZGdlcl9saW1pdBgCIAEoBSJnCgZXYWxsZXQSEgoKcGFydG5lcl9pZBgBIAEoCRIPCgdiYWxhbmNlGAIgASgDEhAKCGN1cnJlbmN5GAMgASgJEiYKBmxlZGdlchgEIAMoCzIWLndhbGxldC52MS5MZWRnZXJFbnRyeSJNChFMaXN0TGVkZ2VyUmVxdWVzdBISCgpwYXJ0bmVyX2lkGAEgASgJEiQKBHBhZ2UYAiABKAsyFi5jb21tb24udjEuUGFnZVJlcXVlc3QiTAoSTGlzdExlZGdlclJlc3BvbnNlEicKB2VudHJpZXMYASADKAsyFi53YWxsZXQudjEuTGVkZ2VyRW50cnkSDQoFdG90YWwYAiABKAUiiQEKDFRvcFVwUmVxdWVzdBISCgpwYXJ0bmVyX2lkGAEgASgJEg4KBmFtb3VudBgCIAEoAxIRCglyZWZlcmVuY2UYAyABKAkSEQoEbm90ZRgEIAEoCUgAiAEBEiYKBWF1ZGl0GAUgASgLMhcuY29tbW9uLnYxLkF1ZGl0Q29udGV4dEIHCgVfbm90ZSJYCg1Ub3BVcFJlc3BvbnNlEiUKBWVudHJ5GAEgASgLMhYud2FsbGV0LnYxLkxlZGdlckVudHJ5Eg8KB2JhbGFuY2UYAiABKAMSDwoHY3JlYXRlZBgDIAEoCCJrCg1BZGp1c3RSZXF1ZXN0EhIKCnBhcnRuZXJfaWQYASABKAkSDgoGYW1vdW50GAIgASgDEg4KBnJlYXNvbhgDIAEoCRImCgVhdWRpdBgEIAEoCzIXLmNvbW1vbi52MS5BdWRpdENvbnRleHQiSAoOQWRqdXN0UmVzcG9uc2USJQoFZW50cnkYASABKAsyFi53YWxsZXQudjEuTGVkZ2VyRW50cnkSDwoHYmFsYW5jZRgCIAEoAyJKChJSZWZ1bmRPcmRlclJlcXVlc3QSEAoIb3JkZXJfaWQYASABKAkSEgoKcGFydG5lcl9pZBgCIAEoCRIOCgZyZWFzb24YAyABKAkiZQoTUmVmdW5kT3JkZXJSZXNwb25zZRIlCgVlbnRyeRgBIAEoCzIWLndhbGxldC52MS5MZWRnZXJFbnRyeRIVCg1iYWxhbmNlX2FmdGVyGAIgASgDEhAKCHJlcGxheWVkGAMgASgIIlEKIEdldFJlY29uY2lsaWF0aW9uU25hcHNob3RSZXF1ZXN0EhoKEmhlbGRfb2xkZXJfdGhhbl9tcxgBIAEoAxIRCglvcmRlcl9pZHMYAiADKAkiSwoQVW5iYWxhbmNlZFdhbGxldBISCgpwYXJ0bmVyX2lkGAEgASgJEg8KB2JhbGFuY2UYAiABKAMSEgoKbGVkZ2VyX3N1bRgDIAEoAyKdAQoWUmVjb25jaWxpYXRpb25TbmFwc2hvdBIkCgRoZWxkGAEgAygLMhYud2FsbGV0LnYxLlJlc2VydmF0aW9uEiwKDHJlc2VydmF0aW9ucxgCIAMoCzIWLndhbGxldC52MS5SZXNlcnZhdGlvbhIvCgp1bmJhbGFuY2VkGAMgAygLMhsud2FsbGV0LnYxLlVuYmFsYW5jZWRXYWxsZXQy9QYKDVdhbGxldFNlcnZpY2USQAoHUmVzZXJ2ZRIZLndhbGxldC52MS5SZXNlcnZlUmVxdWVzdBoaLndhbGxldC52MS5SZXNlcnZlUmVzcG9uc2USSgoOR2V0UmVzZXJ2YXRpb24SIC53YWxsZXQudjEuR2V0UmVzZXJ2YXRpb25SZXF1ZXN0GhYud2FsbGV0LnYxLlJlc2VydmF0aW9uEjsKCUdldFdhbGxldBIbLndhbGxldC52MS5HZXRXYWxsZXRSZXF1ZXN0GhEud2FsbGV0LnYxLldhbGxldBJJCgpMaXN0TGVkZ2VyEhwud2FsbGV0LnYxLkxpc3RMZWRnZXJSZXF1ZXN0Gh0ud2FsbGV0LnYxLkxpc3RMZWRnZXJSZXNwb25zZRI6CgVUb3BVcBIXLndhbGxldC52MS5Ub3BVcFJlcXVlc3QaGC53YWxsZXQudjEuVG9wVXBSZXNwb25zZRI9CgZBZGp1c3QSGC53YWxsZXQudjEuQWRqdXN0UmVxdWVzdBoZLndhbGxldC52MS5BZGp1c3RSZXNwb25zZRJMCgtSZWZ1bmRPcmRlchIdLndhbGxldC52MS5SZWZ1bmRPcmRlclJlcXVlc3QaHi53YWxsZXQudjEuUmVmdW5kT3JkZXJSZXNwb25zZRJrChlHZXRSZWNvbmNpbGlhdGlvblNuYXBzaG90Eisud2FsbGV0LnYxLkdldFJlY29uY2lsaWF0aW9uU25hcHNob3RSZXF1ZXN0GiEud2FsbGV0LnYxLlJlY29uY2lsaWF0aW9uU25hcHNob3QSYgoWU2V0TG93QmFsYW5jZVRocmVzaG9sZBIoLndhbGxldC52MS5TZXRMb3dCYWxhbmNlVGhyZXNob2xkUmVxdWVzdBoeLndhbGxldC52MS5Mb3dCYWxhbmNlVGhyZXNob2xkEmIKFkdldExvd0JhbGFuY2VUaHJlc2hvbGQSKC53YWxsZXQudjEuR2V0TG93QmFsYW5jZVRocmVzaG9sZFJlcXVlc3QaHi53YWxsZXQudjEuTG93QmFsYW5jZVRocmVzaG9sZBJQChBDcmVkaXRUZXN0V2FsbGV0EiIud2FsbGV0LnYxLkNyZWRpdFRlc3RXYWxsZXRSZXF1ZXN0Ghgud2FsbGV0LnYxLlRvcFVwUmVzcG9uc2ViBnByb3RvMw", [file_common_v1_common]);
+
+/**
+ * @generated from message wallet.v1.CreditTestWalletRequest
+ */
+export type CreditTestWalletRequest = Message<"wallet.v1.CreditTestWalletRequest"> & {
+  /**
+   * The test account (`ptn_…_test`).
+   *
+   * @generated from field: string partner_id = 1;
+   */
+  partnerId: string;
+
+  /**
+   * @generated from field: int64 amount = 2;
+   */
+  amount: bigint;
+};
+
+/**
+ * Describes the message wallet.v1.CreditTestWalletRequest.
+ * Use `create(CreditTestWalletRequestSchema)` to create a new message.
+ */
+export const CreditTestWalletRequestSchema: GenMessage<CreditTestWalletRequest> = /*@__PURE__*/
+  messageDesc(file_wallet_v1_wallet, 0);
 
 /**
  * @generated from message wallet.v1.SetLowBalanceThresholdRequest
@@ -36,7 +60,7 @@ export type SetLowBalanceThresholdRequest = Message<"wallet.v1.SetLowBalanceThre
  * Use `create(SetLowBalanceThresholdRequestSchema)` to create a new message.
  */
 export const SetLowBalanceThresholdRequestSchema: GenMessage<SetLowBalanceThresholdRequest> = /*@__PURE__*/
-  messageDesc(file_wallet_v1_wallet, 0);
+  messageDesc(file_wallet_v1_wallet, 1);
 
 /**
  * @generated from message wallet.v1.GetLowBalanceThresholdRequest
@@ -53,7 +77,7 @@ export type GetLowBalanceThresholdRequest = Message<"wallet.v1.GetLowBalanceThre
  * Use `create(GetLowBalanceThresholdRequestSchema)` to create a new message.
  */
 export const GetLowBalanceThresholdRequestSchema: GenMessage<GetLowBalanceThresholdRequest> = /*@__PURE__*/
-  messageDesc(file_wallet_v1_wallet, 1);
+  messageDesc(file_wallet_v1_wallet, 2);
 
 /**
  * @generated from message wallet.v1.LowBalanceThreshold
@@ -72,7 +96,7 @@ export type LowBalanceThreshold = Message<"wallet.v1.LowBalanceThreshold"> & {
  * Use `create(LowBalanceThresholdSchema)` to create a new message.
  */
 export const LowBalanceThresholdSchema: GenMessage<LowBalanceThreshold> = /*@__PURE__*/
-  messageDesc(file_wallet_v1_wallet, 2);
+  messageDesc(file_wallet_v1_wallet, 3);
 
 /**
  * @generated from message wallet.v1.LedgerEntry
@@ -128,7 +152,7 @@ export type LedgerEntry = Message<"wallet.v1.LedgerEntry"> & {
  * Use `create(LedgerEntrySchema)` to create a new message.
  */
 export const LedgerEntrySchema: GenMessage<LedgerEntry> = /*@__PURE__*/
-  messageDesc(file_wallet_v1_wallet, 3);
+  messageDesc(file_wallet_v1_wallet, 4);
 
 /**
  * @generated from message wallet.v1.ReserveRequest
@@ -173,7 +197,7 @@ export type ReserveRequest = Message<"wallet.v1.ReserveRequest"> & {
  * Use `create(ReserveRequestSchema)` to create a new message.
  */
 export const ReserveRequestSchema: GenMessage<ReserveRequest> = /*@__PURE__*/
-  messageDesc(file_wallet_v1_wallet, 4);
+  messageDesc(file_wallet_v1_wallet, 5);
 
 /**
  * @generated from message wallet.v1.ReserveResponse
@@ -204,7 +228,7 @@ export type ReserveResponse = Message<"wallet.v1.ReserveResponse"> & {
  * Use `create(ReserveResponseSchema)` to create a new message.
  */
 export const ReserveResponseSchema: GenMessage<ReserveResponse> = /*@__PURE__*/
-  messageDesc(file_wallet_v1_wallet, 5);
+  messageDesc(file_wallet_v1_wallet, 6);
 
 /**
  * @generated from message wallet.v1.GetReservationRequest
@@ -221,7 +245,7 @@ export type GetReservationRequest = Message<"wallet.v1.GetReservationRequest"> &
  * Use `create(GetReservationRequestSchema)` to create a new message.
  */
 export const GetReservationRequestSchema: GenMessage<GetReservationRequest> = /*@__PURE__*/
-  messageDesc(file_wallet_v1_wallet, 6);
+  messageDesc(file_wallet_v1_wallet, 7);
 
 /**
  * @generated from message wallet.v1.Reservation
@@ -260,7 +284,7 @@ export type Reservation = Message<"wallet.v1.Reservation"> & {
  * Use `create(ReservationSchema)` to create a new message.
  */
 export const ReservationSchema: GenMessage<Reservation> = /*@__PURE__*/
-  messageDesc(file_wallet_v1_wallet, 7);
+  messageDesc(file_wallet_v1_wallet, 8);
 
 /**
  * @generated from message wallet.v1.GetWalletRequest
@@ -284,7 +308,7 @@ export type GetWalletRequest = Message<"wallet.v1.GetWalletRequest"> & {
  * Use `create(GetWalletRequestSchema)` to create a new message.
  */
 export const GetWalletRequestSchema: GenMessage<GetWalletRequest> = /*@__PURE__*/
-  messageDesc(file_wallet_v1_wallet, 8);
+  messageDesc(file_wallet_v1_wallet, 9);
 
 /**
  * @generated from message wallet.v1.Wallet
@@ -316,7 +340,7 @@ export type Wallet = Message<"wallet.v1.Wallet"> & {
  * Use `create(WalletSchema)` to create a new message.
  */
 export const WalletSchema: GenMessage<Wallet> = /*@__PURE__*/
-  messageDesc(file_wallet_v1_wallet, 9);
+  messageDesc(file_wallet_v1_wallet, 10);
 
 /**
  * @generated from message wallet.v1.ListLedgerRequest
@@ -338,7 +362,7 @@ export type ListLedgerRequest = Message<"wallet.v1.ListLedgerRequest"> & {
  * Use `create(ListLedgerRequestSchema)` to create a new message.
  */
 export const ListLedgerRequestSchema: GenMessage<ListLedgerRequest> = /*@__PURE__*/
-  messageDesc(file_wallet_v1_wallet, 10);
+  messageDesc(file_wallet_v1_wallet, 11);
 
 /**
  * @generated from message wallet.v1.ListLedgerResponse
@@ -360,7 +384,7 @@ export type ListLedgerResponse = Message<"wallet.v1.ListLedgerResponse"> & {
  * Use `create(ListLedgerResponseSchema)` to create a new message.
  */
 export const ListLedgerResponseSchema: GenMessage<ListLedgerResponse> = /*@__PURE__*/
-  messageDesc(file_wallet_v1_wallet, 11);
+  messageDesc(file_wallet_v1_wallet, 12);
 
 /**
  * @generated from message wallet.v1.TopUpRequest
@@ -399,7 +423,7 @@ export type TopUpRequest = Message<"wallet.v1.TopUpRequest"> & {
  * Use `create(TopUpRequestSchema)` to create a new message.
  */
 export const TopUpRequestSchema: GenMessage<TopUpRequest> = /*@__PURE__*/
-  messageDesc(file_wallet_v1_wallet, 12);
+  messageDesc(file_wallet_v1_wallet, 13);
 
 /**
  * @generated from message wallet.v1.TopUpResponse
@@ -428,7 +452,7 @@ export type TopUpResponse = Message<"wallet.v1.TopUpResponse"> & {
  * Use `create(TopUpResponseSchema)` to create a new message.
  */
 export const TopUpResponseSchema: GenMessage<TopUpResponse> = /*@__PURE__*/
-  messageDesc(file_wallet_v1_wallet, 13);
+  messageDesc(file_wallet_v1_wallet, 14);
 
 /**
  * @generated from message wallet.v1.AdjustRequest
@@ -462,7 +486,7 @@ export type AdjustRequest = Message<"wallet.v1.AdjustRequest"> & {
  * Use `create(AdjustRequestSchema)` to create a new message.
  */
 export const AdjustRequestSchema: GenMessage<AdjustRequest> = /*@__PURE__*/
-  messageDesc(file_wallet_v1_wallet, 14);
+  messageDesc(file_wallet_v1_wallet, 15);
 
 /**
  * @generated from message wallet.v1.AdjustResponse
@@ -484,7 +508,7 @@ export type AdjustResponse = Message<"wallet.v1.AdjustResponse"> & {
  * Use `create(AdjustResponseSchema)` to create a new message.
  */
 export const AdjustResponseSchema: GenMessage<AdjustResponse> = /*@__PURE__*/
-  messageDesc(file_wallet_v1_wallet, 15);
+  messageDesc(file_wallet_v1_wallet, 16);
 
 /**
  * @generated from message wallet.v1.RefundOrderRequest
@@ -513,7 +537,7 @@ export type RefundOrderRequest = Message<"wallet.v1.RefundOrderRequest"> & {
  * Use `create(RefundOrderRequestSchema)` to create a new message.
  */
 export const RefundOrderRequestSchema: GenMessage<RefundOrderRequest> = /*@__PURE__*/
-  messageDesc(file_wallet_v1_wallet, 16);
+  messageDesc(file_wallet_v1_wallet, 17);
 
 /**
  * @generated from message wallet.v1.RefundOrderResponse
@@ -544,7 +568,7 @@ export type RefundOrderResponse = Message<"wallet.v1.RefundOrderResponse"> & {
  * Use `create(RefundOrderResponseSchema)` to create a new message.
  */
 export const RefundOrderResponseSchema: GenMessage<RefundOrderResponse> = /*@__PURE__*/
-  messageDesc(file_wallet_v1_wallet, 17);
+  messageDesc(file_wallet_v1_wallet, 18);
 
 /**
  * @generated from message wallet.v1.GetReconciliationSnapshotRequest
@@ -566,7 +590,7 @@ export type GetReconciliationSnapshotRequest = Message<"wallet.v1.GetReconciliat
  * Use `create(GetReconciliationSnapshotRequestSchema)` to create a new message.
  */
 export const GetReconciliationSnapshotRequestSchema: GenMessage<GetReconciliationSnapshotRequest> = /*@__PURE__*/
-  messageDesc(file_wallet_v1_wallet, 18);
+  messageDesc(file_wallet_v1_wallet, 19);
 
 /**
  * @generated from message wallet.v1.UnbalancedWallet
@@ -595,7 +619,7 @@ export type UnbalancedWallet = Message<"wallet.v1.UnbalancedWallet"> & {
  * Use `create(UnbalancedWalletSchema)` to create a new message.
  */
 export const UnbalancedWalletSchema: GenMessage<UnbalancedWallet> = /*@__PURE__*/
-  messageDesc(file_wallet_v1_wallet, 19);
+  messageDesc(file_wallet_v1_wallet, 20);
 
 /**
  * @generated from message wallet.v1.ReconciliationSnapshot
@@ -622,7 +646,7 @@ export type ReconciliationSnapshot = Message<"wallet.v1.ReconciliationSnapshot">
  * Use `create(ReconciliationSnapshotSchema)` to create a new message.
  */
 export const ReconciliationSnapshotSchema: GenMessage<ReconciliationSnapshot> = /*@__PURE__*/
-  messageDesc(file_wallet_v1_wallet, 20);
+  messageDesc(file_wallet_v1_wallet, 21);
 
 /**
  * Prepaid wallets: balances, the immutable ledger and per-order reservations.
@@ -736,6 +760,19 @@ export const WalletService: GenService<{
     methodKind: "unary";
     input: typeof GetLowBalanceThresholdRequestSchema;
     output: typeof LowBalanceThresholdSchema;
+  },
+  /**
+   * Test mode (contract §14): credits a test account's wallet (`ptn_…_test`)
+   * with a `topup` entry and announces wallet.credited, as an operator top-up
+   * does, without an audit entry (no operator acted). PERMISSION_DENIED
+   * TEST_MODE_ONLY for a live account. Not idempotent: each call credits.
+   *
+   * @generated from rpc wallet.v1.WalletService.CreditTestWallet
+   */
+  creditTestWallet: {
+    methodKind: "unary";
+    input: typeof CreditTestWalletRequestSchema;
+    output: typeof TopUpResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_wallet_v1_wallet, 0);
