@@ -111,6 +111,36 @@ describe('test-mode webhooks through the gateway', () => {
     expect((everyLive.body.data as Array<{ eventId: string }>).map((d) => d.eventId)).not.toContain(testEvent.body.eventId);
   });
 
+  it('when a test key credits the test wallet, then wallet.credited reaches only the testWebhookUrl, signed with the test secret, livemode false; a live credit only the webhookUrl', async () => {
+    const partner = await testModePartner();
+    const issued = await api('/partner/me/test-keys', { method: 'POST', ...withToken(partner.token) });
+    expect(issued.status, issued.text).toBe(201);
+    const credit = await api('/partner/test/wallet/credit', { body: { amount: 5_000 }, headers: { authorization: `Bearer ${issued.body.key}` } });
+    expect(credit.status, credit.text).toBe(201);
+    const testRequest = await until(
+      () => Promise.resolve(on(partner.testPath).find((r) => r.headers['x-service-event-type'] === 'wallet.credited')),
+      'wallet.credited at the test URL',
+      20_000,
+    );
+    const body = JSON.parse(testRequest.body) as { livemode: boolean; data: { ledgerEntry: { id: string }; walletBalance: number } };
+    expect(body).toMatchObject({ type: 'wallet.credited', livemode: false, data: { ledgerEntry: { id: credit.body.id }, walletBalance: 5_000 } });
+    expect(testRequest.headers['x-service-signature']).toBe(serviceSignature(partner.testSecret, testRequest.body));
+    expect(() => new Webhook(partner.testSecret).verify(testRequest.body, testRequest.headers as Record<string, string>)).not.toThrow();
+
+    const liveCredit = await admin(`/partners/${partner.id}/wallet/topups`, { body: { amount: 700, reference: `WIRE-${partner.id}` } });
+    expect(liveCredit.status, liveCredit.text).toBe(201);
+    const liveRequest = await until(
+      () => Promise.resolve(on(partner.livePath).find((r) => r.headers['x-service-event-type'] === 'wallet.credited')),
+      'wallet.credited at the live URL',
+      20_000,
+    );
+    expect(JSON.parse(liveRequest.body)).toMatchObject({ livemode: true, data: { walletBalance: 700 } });
+    await settledLog('/partner/me/webhook-deliveries?livemode=false', partner.token, 1);
+    await settledLog('/partner/me/webhook-deliveries', partner.token, 1);
+    expect(on(partner.livePath).map((r) => r.headers['webhook-id'])).toEqual([liveRequest.headers['webhook-id']]);
+    expect(on(partner.testPath).map((r) => r.headers['webhook-id'])).toEqual([testRequest.headers['webhook-id']]);
+  });
+
   it('when endpoints are added in each mode, then each list shows its own mode, a test endpoint receives test events only, and every change is e-mailed to the partner', async () => {
     const partner = await testModePartner();
     const created = await api('/partner/me/webhook-endpoints', { body: { url: `${receiverUrl}${partner.testPath}/extra`, livemode: false }, ...withToken(partner.token) });
