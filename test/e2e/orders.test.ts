@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { admin, asKey, expectProblem, onboardPartner, until, type Answer, type Onboarded } from './support/client.js';
 import { fundedPartner, orderBody, planWithSku } from './support/money.js';
 
-const orderViewKeys = ['id', 'clientRequestId', 'kind', 'iccid', 'planId', 'planName', 'status', 'price', 'currency', 'email', 'phoneNumber', 'esim', 'failureReason', 'createdAt', 'updatedAt', 'quantity', 'unitPrice', 'esims', 'refundedAmount'];
+const orderViewKeys = ['id', 'clientRequestId', 'kind', 'iccid', 'planId', 'planName', 'status', 'price', 'currency', 'email', 'phoneNumber', 'esim', 'failureReason', 'createdAt', 'updatedAt', 'quantity', 'unitPrice', 'esims', 'refundedAmount', 'livemode'];
 const timestamp = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 const floorPrice = 755;
 

@@ -15,7 +15,7 @@ interface Entry {
   createdAt: string;
 }
 
-const entryKeys = ['id', 'type', 'amount', 'balanceAfter', 'orderId', 'reference', 'description', 'createdAt'].sort();
+const entryKeys = ['id', 'type', 'amount', 'balanceAfter', 'orderId', 'reference', 'description', 'createdAt', 'livemode'].sort();
 const unknownPartners = ['ptn_01jzzzzzzzzzzzzzzzzzzzzzzz', 'nonsense', 'ord_01jzzzzzzzzzzzzzzzzzzzzzzz'];
 const reference = () => `WIRE-${randomBytes(5).toString('hex')}`;
 const topUp = (partnerId: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
@@ -44,7 +44,7 @@ async function auditEntry(action: string, partnerId: string, requestId: string) 
 describe('the partner’s wallet', () => {
   it('when a partner never had money, then balance 0, the deployment currency and no entries', async () => {
     const partner = await onboardPartner();
-    expect((await asKey(partner.apiKey, '/partner/wallet')).body).toEqual({ balance: 0, currency: 'USD', ledger: [] });
+    expect((await asKey(partner.apiKey, '/partner/wallet')).body).toEqual({ balance: 0, currency: 'USD', ledger: [], livemode: true });
     expect((await asKey(partner.apiKey, '/partner/wallet/ledger')).body).toEqual({ data: [], pagination: { page: 1, limit: 20, total: 0, totalPages: 0 } });
   });
 

@@ -244,6 +244,8 @@ export const events = {
         'operator_invited',
         // #28: an endpoint disabled for failing.
         'webhook_endpoint_disabled',
+        // #24: any webhook endpoint created, changed, deleted or its secret rotated (the webhooks service).
+        'webhook_endpoint_changed',
       ]),
       /** Non-secret template values (names, tier, reason, key prefix). */
       values: z.record(z.string(), z.string()),

@@ -88,9 +88,10 @@ export const grpcCallers: Readonly<Record<string, Readonly<Record<string, readon
     'provisioning.v1.ProvisioningService': ['RevokeBundle', 'GetProvisioning', 'SetSuspended', 'ControlTestEsim'],
   },
   // Delivery: where to send and the sealed signing secret. The endpoints API (§9) changes the primary
-  // endpoint, which is the partner's webhookUrl and approval secret: UpdatePartner (URL) and RotateWebhookSecret.
+  // endpoint, which is the partner's webhookUrl and approval secret: UpdatePartner (URL) and RotateWebhookSecret;
+  // in test mode (§14) the testWebhookUrl (UpdatePartner) and the test secret (RotateTestWebhookSecret).
   webhooks: {
-    'partners.v1.PartnersService': ['GetWebhookEndpoint', 'UpdatePartner', 'RotateWebhookSecret'],
+    'partners.v1.PartnersService': ['GetWebhookEndpoint', 'UpdatePartner', 'RotateWebhookSecret', 'RotateTestWebhookSecret'],
   },
 };
 

@@ -98,6 +98,7 @@ describe('provisioning.succeeded', () => {
             },
           ],
           refundedAmount: null,
+          livemode: true,
         },
       },
     });

@@ -60,6 +60,7 @@ describe('TopUp', () => {
           reference: 'WIRE-2026-0042',
           description: 'March prepayment',
           createdAt: result.entry!.createdAt,
+          livemode: true,
         },
         walletBalance: 10_000,
       },

@@ -1016,7 +1016,7 @@ export interface paths {
         };
         /**
          * Your webhook deliveries, newest first
-         * @description One delivery per event and endpoint, with its attempts, last status code, last error and next attempt time.
+         * @description One delivery per event and endpoint, with its attempts, last status code, last error and next attempt time. Live deliveries unless `livemode=false`, which lists the test-mode ones (§14).
          *
          *     **curl**
          *
@@ -1051,8 +1051,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Webhook endpoints, oldest first
-         * @description Every receiver events go to; the primary one is the `webhookUrl` (listed while it is set).
+         * Webhook endpoints of one mode, oldest first
+         * @description Every receiver events of the mode go to; the primary one is the `webhookUrl` (listed while it is set). `?livemode=false`: the test-mode endpoints, whose primary one is the `testWebhookUrl` (§14).
          *
          *     **curl**
          *
@@ -1074,7 +1074,7 @@ export interface paths {
         put?: never;
         /**
          * Add a webhook endpoint
-         * @description At most 10 per mode (the primary one counted). The answer carries the endpoint’s own signing secret, shown this once.
+         * @description At most 10 per mode (the primary one counted). `livemode: false` adds a test-mode endpoint, which receives test events only (§14); absent, the mode of the request (live, or test with `?livemode=false` in the portal). The answer carries the endpoint’s own signing secret, shown this once.
          *
          *     **curl**
          *
@@ -1082,7 +1082,7 @@ export interface paths {
          *     curl -X POST "$ESIM_URL/api/v1/partner/me/webhook-endpoints" \
          *       -H "Authorization: Bearer $PORTAL_TOKEN" \
          *       -H 'Content-Type: application/json' \
-         *       -d '{"url":"url","description":"description","eventTypes":["text"],"enabled":true}'
+         *       -d '{"url":"url","description":"description","eventTypes":["text"],"enabled":true,"livemode":true}'
          *     ```
          *
          *     **@esim/sdk**
@@ -1097,7 +1097,8 @@ export interface paths {
          *       eventTypes: [
          *         "text"
          *       ],
-         *       enabled: true
+         *       enabled: true,
+         *       livemode: true
          *     } });
          *     ```
          */
@@ -1300,7 +1301,7 @@ export interface paths {
         put?: never;
         /**
          * Send yourself a test webhook
-         * @description Queues a `webhook.test` event, signed and retried like every event, and listed in your delivery log.
+         * @description Queues a `webhook.test` event, signed and retried like every event, and listed in your delivery log. `?livemode=false`: a test-mode `webhook.test` (`livemode: false`), sent to your test endpoints (the `testWebhookUrl`, signed with the test signing secret) and listed with `livemode=false`.
          *
          *     **curl**
          *
@@ -2518,6 +2519,8 @@ export interface components {
             lastError: string | null;
             /** @description HTTP status of the last attempt; null when it got no answer */
             lastStatusCode: number | null;
+            /** @description false: a test-mode delivery (§14) */
+            livemode: boolean;
             /** @description When the next attempt is due; null unless pending */
             nextAttemptAt: string | null;
             /**
@@ -8135,6 +8138,7 @@ export interface operations {
                      *           "eventId": "evt_01jd4m8x2q7v5c3b9n6k0w1y2z",
                      *           "eventType": "payment.paid",
                      *           "endpointId": "endpointId",
+                     *           "livemode": true,
                      *           "status": "pending",
                      *           "attempts": 1,
                      *           "lastStatusCode": 1,
@@ -8439,7 +8443,8 @@ export interface operations {
                  *       "eventTypes": [
                  *         "text"
                  *       ],
-                 *       "enabled": true
+                 *       "enabled": true,
+                 *       "livemode": true
                  *     }
                  */
                 "application/json": {
@@ -8447,6 +8452,8 @@ export interface operations {
                     enabled?: boolean;
                     /** @description Event types to send here (§9); null or absent: every type */
                     eventTypes?: string[] | null;
+                    /** @description false: a test-mode endpoint, for test events only (§14); absent: true */
+                    livemode?: boolean;
                     url: string;
                 };
             };
