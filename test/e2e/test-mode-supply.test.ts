@@ -37,6 +37,9 @@ beforeAll(async () => {
   testKey = issued.body.key;
   const hooked = await api('/partner/me', { method: 'PATCH', body: { testWebhookUrl: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/test-hooks` }, ...withToken(token) });
   expect(hooked.status, hooked.text).toBe(200);
+  // Test events are signed with the test signing secret: the partner takes one, as the portal does.
+  const secret = await api('/partner/me/test-webhook-secret', { method: 'POST', ...withToken(token) });
+  expect(secret.status, secret.text).toBe(200);
   const credited = await api('/partner/test/wallet/credit', { body: { amount: 1_000_000 }, ...withKey(testKey) });
   expect(credited.status, credited.text).toBe(201);
   plan = await planFor(['FR'], 1000, 700);
@@ -88,7 +91,7 @@ describe('test orders are supplied by the test-mode simulator', () => {
 });
 
 describe('test helpers', () => {
-  it('when a test eSIM is installed, used, expired and deleted through the helpers, then each answers 200 with the new state and the test receiver gets each event', async () => {
+  it('when a test eSIM is installed, used, expired and deleted through the helpers, then each answers 200 with the new state and the partner events follow in order', async () => {
     const order = await testOrder();
     const iccid = order.esim.iccid as string;
 
