@@ -66,6 +66,16 @@ describe('routing by mode', () => {
     expect(await simulatorStatus(test, iccid)).toBe(404);
   });
 
+  it('when a test account tops up its eSIM, then the bundle is added at the test simulator only, on the same ICCID', async () => {
+    const { iccid } = await provisioned(testAccount);
+    const orderId = newId('ord');
+    await env.publishPaid({ orderId, partnerId: testAccount, supplierSku: 'ESIM-FR-1GB-7D', kind: 'topup', iccid });
+    const result = await settledResult(orderId);
+    expect(result).toMatchObject({ type: 'provisioning.succeeded', data: { orderId, iccid } });
+    expect(test.callsFor(orderId)).toBe(1);
+    expect(live.callsFor(orderId)).toBe(0);
+  });
+
   it('when a test order is revoked or suspended, then the call reaches the test simulator (the live one does not know the bundle)', async () => {
     const { orderId, iccid } = await provisioned(testAccount);
     const suspended = await client.setSuspended({ iccid, suspended: true, accountId: testAccount });
