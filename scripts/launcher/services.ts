@@ -31,7 +31,8 @@ export interface ServiceEntry {
   /**
    * The variable other services find it by, when it is not `<NAME>_ADDR` of
    * its gRPC port (the supplier's URL); `aliases` are set to the same URL
-   * (the simulator plays both upstreams: SMDP_ES2_URL, CONNECTIVITY_URL), and
+   * (the simulator plays both upstreams: SMDP_ES2_URL, CONNECTIVITY_URL, and
+   * test mode's TEST_MODE_SMDP_ES2_URL, TEST_MODE_CONNECTIVITY_URL), and
    * an operator's own value of any of them wins under `npm start` (contract §8).
    */
   url?: { variable: string; port: PortKind; aliases?: readonly string[] };
@@ -68,7 +69,8 @@ export const services: readonly ServiceEntry[] = [
     ports: { http: 8090, health: 9097 },
     needs: [],
     secrets: ['SUPPLIER_CALLBACK_SECRET'],
-    url: { variable: 'SUPPLIER_URL', port: 'http', aliases: ['SMDP_ES2_URL', 'CONNECTIVITY_URL'] },
+    // Test mode's upstreams (§14) are the simulator wherever the platform runs; the live ones are too unless an operator names real ones.
+    url: { variable: 'SUPPLIER_URL', port: 'http', aliases: ['SMDP_ES2_URL', 'CONNECTIVITY_URL', 'TEST_MODE_SMDP_ES2_URL', 'TEST_MODE_CONNECTIVITY_URL'] },
   },
   {
     name: 'gateway',

@@ -244,6 +244,8 @@ export const events = {
         'operator_invited',
         // #28: an endpoint disabled for failing.
         'webhook_endpoint_disabled',
+        // #24: any webhook endpoint created, changed, deleted or its secret rotated (the webhooks service).
+        'webhook_endpoint_changed',
       ]),
       /** Non-secret template values (names, tier, reason, key prefix). */
       values: z.record(z.string(), z.string()),
@@ -313,6 +315,12 @@ export const events = {
       validityDays: z.number().int().positive().optional(),
       /** The plan's SM-DP+ profile type (contract §8); absent: provisioning's SMDP_PROFILE_TYPE. */
       profileType: z.string().min(1).max(256).optional(),
+      /**
+       * The customer's e-mail, on a test account's order only (contract §14's
+       * magic e-mails steer the simulator); a live customer's e-mail never
+       * travels to provisioning.
+       */
+      customerEmail: z.string().max(320).optional(),
     }),
   },
   /** The eSIM is stored on the order: the wallet captures the reservation. */

@@ -64,7 +64,7 @@ export const grpcCallers: Readonly<Record<string, Readonly<Record<string, readon
     ],
     'catalog.v1.CatalogService': ['ListPlans', 'AdminListPlans', 'AdminGetPlan', 'CreatePlan', 'UpdatePlan'],
     'wallet.v1.WalletService': ['GetWallet', 'ListLedger', 'TopUp', 'Adjust', 'SetLowBalanceThreshold', 'GetLowBalanceThreshold', 'CreditTestWallet'],
-    'orders.v1.OrdersService': ['CreateOrder', 'GetOrder', 'ListOrders', 'CancelOrder', 'GetEsim', 'ListEsims', 'RecordSupplierNotification', 'SetEsimSuspended', 'RunReconciliation', 'ListReconciliationRuns', 'QuoteOrder'],
+    'orders.v1.OrdersService': ['CreateOrder', 'GetOrder', 'ListOrders', 'CancelOrder', 'GetEsim', 'ListEsims', 'RecordSupplierNotification', 'SetEsimSuspended', 'DriveTestEsim', 'RunReconciliation', 'ListReconciliationRuns', 'QuoteOrder'],
     'webhooks.v1.WebhooksService': [
       'ListDeliveries',
       'RetryDelivery',
@@ -85,12 +85,13 @@ export const grpcCallers: Readonly<Record<string, Readonly<Record<string, readon
     // Cancellation (§13): the supplier's revoke goes through provisioning, which owns every supplier call.
     // The processing sweeper: what provisioning knows of an order whose result event was lost.
     // Suspension (§13): the connectivity provider stops or restarts data.
-    'provisioning.v1.ProvisioningService': ['RevokeBundle', 'GetProvisioning', 'SetSuspended'],
+    'provisioning.v1.ProvisioningService': ['RevokeBundle', 'GetProvisioning', 'SetSuspended', 'ControlTestEsim'],
   },
   // Delivery: where to send and the sealed signing secret. The endpoints API (§9) changes the primary
-  // endpoint, which is the partner's webhookUrl and approval secret: UpdatePartner (URL) and RotateWebhookSecret.
+  // endpoint, which is the partner's webhookUrl and approval secret: UpdatePartner (URL) and RotateWebhookSecret;
+  // in test mode (§14) the testWebhookUrl (UpdatePartner) and the test secret (RotateTestWebhookSecret).
   webhooks: {
-    'partners.v1.PartnersService': ['GetWebhookEndpoint', 'UpdatePartner', 'RotateWebhookSecret'],
+    'partners.v1.PartnersService': ['GetWebhookEndpoint', 'UpdatePartner', 'RotateWebhookSecret', 'RotateTestWebhookSecret'],
   },
 };
 

@@ -33,6 +33,7 @@ import { adminWebhookDeliveryRoutes } from './routes/admin/webhookDeliveries.js'
 import { partnerDoors } from './routes/partnerDoors.js';
 import { catalogRoute } from './routes/public/catalog.js';
 import { esimRoutes } from './routes/public/esims.js';
+import { testEsimRoutes } from './routes/public/testEsims.js';
 import { loginRoute } from './routes/public/login.js';
 import { accountRoutes } from './routes/public/account.js';
 import { LoginThrottle } from './auth/loginThrottle.js';
@@ -151,6 +152,7 @@ export async function buildGateway({ config, logger, nc, ns: subjects, consume, 
       quoteRoute(api, { orders, doors, catalogVersion: renderedCatalog.version });
       orderEsimsCsvRoute(api, { orders, doors });
       esimRoutes(api, { orders, doors });
+      testEsimRoutes(api, { orders, doors });
       webhookRoutes(api, { webhooks, doors, testLimit: webhookTestLimit });
       webhookEndpointRoutes(api, { webhooks, doors, allowInsecureWebhookUrls, testLimit: webhookTestLimit });
     },

@@ -17,7 +17,7 @@ it('when parsed with the AsyncAPI parser, then it is valid 3.0 with no error or 
   expect(document?.operations().all().map((o) => o.action())).toEqual(['send']);
 });
 
-it('when read, then every type of the events’ own union has a message whose payload fixes that type and carries id, createdAt and data', () => {
+it('when read, then every type of the events’ own union has a message whose payload fixes that type and carries id, createdAt, livemode and data', () => {
   const types = partnerNotification.options.map((o) => (o.shape.type as { value: string }).value);
   expect(types.length).toBeGreaterThanOrEqual(5);
   const messages = docs.asyncapi.components.messages;
@@ -25,7 +25,7 @@ it('when read, then every type of the events’ own union has a message whose pa
   for (const type of types) {
     const payload = docs.asyncapi.components.schemas[messages[type].payload.$ref.split('/').at(-1)];
     expect(payload.properties.type.const).toBe(type);
-    expect(payload.required).toEqual(['id', 'type', 'createdAt', 'data']);
+    expect(payload.required).toEqual(['id', 'type', 'createdAt', 'livemode', 'data']);
     expect(messages[type].headers.$ref).toBe('#/components/schemas/WebhookHeaders');
   }
   const provisioned = docs.asyncapi.components.schemas.ProvisionProvisionedEvent;

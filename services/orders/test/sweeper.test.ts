@@ -27,7 +27,7 @@ beforeAll(async () => {
   wallet = walletClient(env.wallet.address, devTlsFiles('orders'));
   const catalog = { getPlanPrice: () => Promise.reject(new Error('the sweeper never prices')), close: () => {} };
   const never = () => Promise.reject(new Error('the pending sweeper never asks provisioning'));
-  const provisioning = { revokeBundle: never, provisioningState: never, setSuspended: never, close: () => {} };
+  const provisioning = { revokeBundle: never, provisioningState: never, setSuspended: never, controlTestEsim: never, close: () => {} };
   deps = { pool: env.pool, catalog, wallet, provisioning, cancelWindowMs: 86_400_000, currency: 'USD', logger: createLogger('orders', 'silent') };
   plan = await env.plan('ES');
   price = Number((await env.catalog.getPlanPrice({ planId: plan.id, tier: 'standard' })).price);

@@ -7,9 +7,11 @@ import { createConnectivityClient } from './connectivity/connectivityClient.js';
 import { provisionOrder } from './domain/provisionOrder.js';
 import { recordProgress } from './domain/recordProgress.js';
 import { retryPolicy } from './domain/retryPolicy.js';
-import { singleUpstreams } from './domain/upstreams.js';
+import { deleteTestData } from './domain/deleteTestData.js';
+import { singleUpstreams, upstreamsByMode, type UpstreamsByMode } from './domain/upstreams.js';
 import { notifyServer } from './es2/notifyServer.js';
 import { provisioningHandlers } from './grpc/handlers.js';
+import { createSimulatorControl } from './simulator/simulatorControl.js';
 import { createEs2PlusClient } from './smdp/es2plusClient.js';
 
 /** The PEM files of SMDP_CLIENT_CERT/KEY/CA, read once at boot (a missing file stops the boot, naming it). */
@@ -23,6 +25,27 @@ function smdpTls(config: Config): { cert: string; key: string; ca: string } | un
     }
   };
   return { cert: read('SMDP_CLIENT_CERT', config.SMDP_CLIENT_CERT), key: read('SMDP_CLIENT_KEY', config.SMDP_CLIENT_KEY), ca: read('SMDP_CA', config.SMDP_CA) };
+}
+
+/**
+ * Live orders reach SMDP_ES2_URL and CONNECTIVITY_URL; test orders reach
+ * TEST_MODE_SMDP_ES2_URL and TEST_MODE_CONNECTIVITY_URL (the simulator, plain
+ * HTTP inside the platform: the ES2+ client identity is the live SM-DP+'s).
+ */
+function modeUpstreams(config: Config, tls: ReturnType<typeof smdpTls>): UpstreamsByMode {
+  const timeoutMs = config.SUPPLIER_TIMEOUT_MS;
+  const requesterId = config.SMDP_REQUESTER_ID;
+  const live = singleUpstreams(
+    createEs2PlusClient({ baseUrl: config.SMDP_ES2_URL, requesterId, timeoutMs, tls, defaultSmdpAddress: config.SMDP_ADDRESS }),
+    createConnectivityClient({ baseUrl: config.CONNECTIVITY_URL, timeoutMs }),
+    config.SMDP_PROFILE_TYPE,
+  );
+  const test = singleUpstreams(
+    createEs2PlusClient({ baseUrl: config.TEST_MODE_SMDP_ES2_URL, requesterId, timeoutMs, tls: undefined, defaultSmdpAddress: new URL(config.TEST_MODE_SMDP_ES2_URL).hostname }),
+    createConnectivityClient({ baseUrl: config.TEST_MODE_CONNECTIVITY_URL, timeoutMs }),
+    config.SMDP_PROFILE_TYPE,
+  );
+  return upstreamsByMode(live, test);
 }
 
 /**
@@ -49,19 +72,14 @@ export const provisioningService = defineService({
       supplierTimeoutMs: config.SUPPLIER_TIMEOUT_MS,
     });
     const tls = smdpTls(config);
-    const smdp = createEs2PlusClient({
-      baseUrl: config.SMDP_ES2_URL,
-      requesterId: config.SMDP_REQUESTER_ID,
-      timeoutMs: config.SUPPLIER_TIMEOUT_MS,
-      tls,
-      defaultSmdpAddress: config.SMDP_ADDRESS,
-    });
-    const connectivity = createConnectivityClient({ baseUrl: config.CONNECTIVITY_URL, timeoutMs: config.SUPPLIER_TIMEOUT_MS });
-    const upstreams = singleUpstreams(smdp, connectivity, config.SMDP_PROFILE_TYPE);
+    const upstreams = modeUpstreams(config, tls);
+    const control = createSimulatorControl({ baseUrl: config.TEST_MODE_CONNECTIVITY_URL });
     await consume(
       { durable: 'provisioning_order_paid', type: 'orders.order.paid', ackWaitMs: policy.ackWaitMs, maxDeliver: policy.maxDeliver, retry: policy.retry, concurrency: config.PROVISIONING_CONCURRENCY },
       provisionOrder({ upstreams, pool, schema, retryWindowMs: policy.windowMs, logger }),
     );
+    // Contract §14: a partner's test data wiped; this service's rows of that test account go.
+    await consume({ durable: 'provisioning_test_data_deleted', type: 'partners.test_data.delete_requested', ackWaitMs: 30_000, maxDeliver: 20 }, deleteTestData({ logger }));
     const notify = notifyServer({
       port: config.ES2_NOTIFY_PORT,
       host: config.ES2_NOTIFY_HOST,
@@ -71,11 +89,13 @@ export const provisioningService = defineService({
     });
     // The origins only: a URL may carry credentials.
     return {
-      grpc: [grpcBinding(provisioningV1.ProvisioningService, provisioningHandlers({ upstreams, pool, logger }))],
+      grpc: [grpcBinding(provisioningV1.ProvisioningService, provisioningHandlers({ upstreams, control, pool, logger }))],
       http: [notify],
       facts: {
         smdp: new URL(config.SMDP_ES2_URL).origin,
         connectivity: new URL(config.CONNECTIVITY_URL).origin,
+        testModeSmdp: new URL(config.TEST_MODE_SMDP_ES2_URL).origin,
+        testModeConnectivity: new URL(config.TEST_MODE_CONNECTIVITY_URL).origin,
         es2Tls: tls !== undefined,
         retryWindowMs: policy.windowMs,
         maxDeliver: policy.maxDeliver,

@@ -40,6 +40,14 @@ const schema = z
     /** The connectivity provider's API (bundles, revocation, suspension); SUPPLIER_URL is read as an alias. */
     CONNECTIVITY_URL: optional(httpUrl),
     SUPPLIER_URL: optional(httpUrl),
+    /**
+     * Test mode's upstreams (contract §14): every call for a test account's
+     * order goes here, in production too; they name the simulator deployed for
+     * test mode alone. The simulator's control API (the test helpers) is served
+     * at TEST_MODE_CONNECTIVITY_URL, as the simulator serves both on one port.
+     */
+    TEST_MODE_SMDP_ES2_URL: optional(httpUrl),
+    TEST_MODE_CONNECTIVITY_URL: optional(httpUrl),
     /** One upstream call's deadline; a call past it counts as a transient failure. */
     SUPPLIER_TIMEOUT_MS: ms(100, 120_000, 10_000),
     /** How long after the order was paid transient supplier failures are retried before the order fails (contract §8: 15 min). */
@@ -78,6 +86,8 @@ const schema = z
     SMDP_ES2_URL: env.SMDP_ES2_URL ?? simulatorUrl,
     CONNECTIVITY_URL: env.CONNECTIVITY_URL ?? env.SUPPLIER_URL ?? simulatorUrl,
     SMDP_ADDRESS: env.SMDP_ADDRESS ?? new URL(env.SMDP_ES2_URL ?? simulatorUrl).hostname,
+    TEST_MODE_SMDP_ES2_URL: env.TEST_MODE_SMDP_ES2_URL ?? simulatorUrl,
+    TEST_MODE_CONNECTIVITY_URL: env.TEST_MODE_CONNECTIVITY_URL ?? simulatorUrl,
   }));
 
 export type Config = z.output<typeof schema>;

@@ -30,6 +30,23 @@ describe('provisioning config', () => {
     expect(readConfig({ SUPPLIER_URL: 'https://old.example.com', CONNECTIVITY_URL: 'https://new.example.com' }).CONNECTIVITY_URL).toBe('https://new.example.com');
   });
 
+  it('when the test-mode upstreams are not set, then they are the simulator, whatever the live ones name (§14)', () => {
+    expect(readConfig({})).toMatchObject({ TEST_MODE_SMDP_ES2_URL: 'http://127.0.0.1:8090', TEST_MODE_CONNECTIVITY_URL: 'http://127.0.0.1:8090' });
+    expect(readConfig({ SMDP_ES2_URL: 'http://smdp.example.com', CONNECTIVITY_URL: 'http://provider.example.com' })).toMatchObject({
+      TEST_MODE_SMDP_ES2_URL: 'http://127.0.0.1:8090',
+      TEST_MODE_CONNECTIVITY_URL: 'http://127.0.0.1:8090',
+    });
+    expect(readConfig({ TEST_MODE_CONNECTIVITY_URL: 'http://supplier-sim:8090' }).TEST_MODE_CONNECTIVITY_URL).toBe('http://supplier-sim:8090');
+    expect(() => readConfig({ TEST_MODE_SMDP_ES2_URL: 'ftp://sim' })).toThrow(/TEST_MODE_SMDP_ES2_URL/);
+  });
+
+  it('when production names the simulator as test mode\'s upstreams, then it boots: the simulator serves test mode alone', () => {
+    expect(readConfig({ ...production, TEST_MODE_SMDP_ES2_URL: 'http://supplier-sim:8090', TEST_MODE_CONNECTIVITY_URL: 'http://supplier-sim:8090' })).toMatchObject({
+      SMDP_ES2_URL: production.SMDP_ES2_URL,
+      TEST_MODE_SMDP_ES2_URL: 'http://supplier-sim:8090',
+    });
+  });
+
   const production = {
     NODE_ENV: 'production',
     SMDP_ES2_URL: 'https://smdp.vendor.example.com/es2',

@@ -75,6 +75,7 @@ describe('GetProvisioning', () => {
     // Written as a transient failure inside the window leaves it (the consumer would be waiting out its backoff).
     await recordSupplierCall(env.pool, {
       orderId,
+      accountId: newId('ptn'),
       sku: 'ESIM-FR-5GB-30D',
       state: 'pending',
       statusCode: 503,

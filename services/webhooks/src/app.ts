@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
-import { parseDataKey } from '@esim/crypto';
+import { open, parseDataKey, webhookSecretRecord } from '@esim/crypto';
 import { createClient } from '@esim/grpc';
+import { livemodeOf, partnerIdOf } from '@esim/ids';
 import { partnersV1, webhooksV1 } from '@esim/proto';
 import { defineService, grpcBinding } from '@esim/service';
 import { readConfig } from './config.js';
@@ -11,6 +12,7 @@ import { startDeliveryWorker } from './delivery/worker.js';
 import { resealEndpointSecrets } from './domain/resealEndpointSecrets.js';
 import { attemptDelivery, type AttemptDeps } from './domain/attemptDelivery.js';
 import { eventRetentionMs } from './domain/endpoint.js';
+import { deleteTestData } from './domain/deleteTestData.js';
 import { recordEvent } from './domain/recordEvent.js';
 import { userAgent } from './domain/signing.js';
 import type { PartnersPort } from './domain/partnersPort.js';
@@ -26,10 +28,11 @@ export const webhooksService = defineService({
   config: readConfig,
   postgres: { schema: 'webhooks', migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)) },
   // PARTNER_EVENTS for the test event, AUDIT for an operator's retry.
-  // MAIL for the notice of an endpoint disabled for failing (§9).
+  // MAIL for the notice of an endpoint disabled for failing (§9) or changed (#24).
   publishes: ['PARTNER_EVENTS', 'AUDIT', 'MAIL'],
   async start({ config, logger, pool, consume, own, grpcTls, nc, ns }) {
     const partners = createClient(partnersV1.PartnersService, config.PARTNERS_ADDR, { tls: grpcTls() });
+    // Keyed by account id: `ptn_X_test` asks the partners service for the test URL and test secret (§14).
     const endpoints = endpointCache(
       async (partnerId) => {
         const { url, sealedSecret, email, previousSealedSecret, previousSecretExpiresAt } = await partners.getWebhookEndpoint({ partnerId }, { deadlineMs: endpointLookupMs });
@@ -53,16 +56,25 @@ export const webhooksService = defineService({
     const dataKey = deps.dataKey;
     // Endpoint secrets sealed before #24 are bound to their account now (AES-GCM associated data).
     await resealEndpointSecrets({ pool, dataKey });
+    // Account ids throughout: a test account's primary endpoint is the partner's testWebhookUrl and test secret (§14).
     const partnersPort: PartnersPort = {
-      async primaryOf(partnerId) {
-        const { url, sealedSecret, email } = await partners.getWebhookEndpoint({ partnerId }, { deadlineMs: endpointLookupMs });
+      async primaryOf(accountId) {
+        const { url, sealedSecret, email } = await partners.getWebhookEndpoint({ partnerId: accountId }, { deadlineMs: endpointLookupMs });
         return { url, sealedSecret, email };
       },
-      async setPrimaryUrl(partnerId, url, audit) {
-        await partners.updatePartner({ id: partnerId, webhookUrl: url ?? undefined, clearWebhookUrl: url === null, audit });
+      async setPrimaryUrl(accountId, url, audit) {
+        if (livemodeOf(accountId)) {
+          await partners.updatePartner({ id: accountId, webhookUrl: url ?? undefined, clearWebhookUrl: url === null, audit });
+        } else {
+          await partners.updatePartner({ id: partnerIdOf(accountId), testWebhookUrl: url ?? undefined, clearTestWebhookUrl: url === null, audit });
+        }
       },
-      async rotatePrimarySecret(partnerId, overlapHours, audit) {
-        return (await partners.rotateWebhookSecret({ id: partnerId, audit, overlapHours })).sealedSecret;
+      async rotatePrimarySecret(accountId, overlapHours, audit) {
+        if (!livemodeOf(accountId)) {
+          return { secret: (await partners.rotateTestWebhookSecret({ partnerId: partnerIdOf(accountId), requestId: audit.requestId })).secret, announced: false };
+        }
+        const { sealedSecret } = await partners.rotateWebhookSecret({ id: accountId, audit, overlapHours });
+        return { secret: open(dataKey, sealedSecret, webhookSecretRecord(accountId)), announced: true };
       },
     };
     await consume(
@@ -75,6 +87,10 @@ export const webhooksService = defineService({
         retry: { firstMs: 1_000, maxMs: 60_000 },
       },
       (event, db) => recordEvent(db, event),
+    );
+    await consume(
+      { durable: 'webhooks_test_data_deletions', type: 'partners.test_data.delete_requested', ackWaitMs: 60_000, maxDeliver: 100, retry: { firstMs: 1_000, maxMs: 30_000 } },
+      (event, db) => deleteTestData(db, event, logger),
     );
     // Stopped before the partners client (owned things stop in this order): attempts in flight still need it.
     own(

@@ -49,8 +49,8 @@ describe('delivering partner events', () => {
     for (const [index, notification] of notifications.entries()) {
       const request = received.find((r) => header(r, 'X-SERVICE-Event-Id') === ids[index])!;
       const body = JSON.parse(request.body) as Record<string, unknown>;
-      expect(Object.keys(body)).toEqual(['id', 'type', 'createdAt', 'data']);
-      expect(body).toEqual({ id: ids[index], type: notification.type, createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), data: notification.payload });
+      expect(Object.keys(body)).toEqual(['id', 'type', 'createdAt', 'livemode', 'data']);
+      expect(body).toEqual({ id: ids[index], type: notification.type, createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), livemode: true, data: notification.payload });
       expect(request.headers['content-type']).toBe('application/json');
       expect(request.headers['user-agent']).toBe('Test-Platform-Webhooks/1.0');
       expect(header(request, 'X-SERVICE-Event-Type')).toBe(notification.type);

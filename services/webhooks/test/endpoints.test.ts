@@ -194,7 +194,7 @@ describe('auto-disable, recover and test', () => {
     const mails = await env.query<{ data: { to: string; template: string; values: Record<string, string> } }>(
       `SELECT payload->'data' AS data FROM webhooks.outbox WHERE payload->>'type' = 'mail.requested'`,
     );
-    expect(mails.filter((m) => m.data.values.endpointId === failing.id)).toEqual([
+    expect(mails.filter((m) => m.data.values.endpointId === failing.id && m.data.template === 'webhook_endpoint_disabled')).toEqual([
       { data: { to: `${partner.id}@partner.example`, template: 'webhook_endpoint_disabled', values: { endpointId: failing.id, url: env.receiver.url(failing.path), failingFor: '400 ms' }, sealedValues: {} } },
     ]);
 

@@ -37,6 +37,9 @@ export const apiKeyRoutes: ApiKeyRoute[] = [
   { method: 'GET', path: '/partner/esims', scope: 'orders:read' },
   { method: 'GET', path: `/partner/esims/${unknownIccid}`, scope: 'orders:read', accepted: { status: 404, code: 'ESIM_NOT_FOUND' } },
   { method: 'GET', path: `/partner/catalog?iccid=${unknownIccid}`, scope: 'catalog:read', accepted: { status: 404, code: 'ESIM_NOT_FOUND' } },
+  // §14's test helpers: the table's keys are live, so an authorized call hears 403 TEST_MODE_ONLY.
+  { method: 'POST', path: `/partner/test/esims/${unknownIccid}/install`, scope: 'orders:write', accepted: { status: 403, code: 'TEST_MODE_ONLY' } },
+  { method: 'POST', path: `/partner/test/esims/${unknownIccid}/usage`, scope: 'orders:write', body: { addMb: 1 }, accepted: { status: 403, code: 'TEST_MODE_ONLY' } },
 ];
 
 export interface PortalRoute {

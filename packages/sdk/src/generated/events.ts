@@ -73,6 +73,8 @@ export interface components {
             };
             /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
             id: string;
+            /** @description false: a test-mode event (§14), sent only to the test endpoints (the testWebhookUrl, signed with the test signing secret) */
+            livemode: boolean;
             /** @constant */
             type: "esim.bundle_expired";
         };
@@ -130,6 +132,8 @@ export interface components {
             };
             /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
             id: string;
+            /** @description false: a test-mode event (§14), sent only to the test endpoints (the testWebhookUrl, signed with the test signing secret) */
+            livemode: boolean;
             /** @constant */
             type: "esim.deleted";
         };
@@ -187,6 +191,8 @@ export interface components {
             };
             /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
             id: string;
+            /** @description false: a test-mode event (§14), sent only to the test endpoints (the testWebhookUrl, signed with the test signing secret) */
+            livemode: boolean;
             /** @constant */
             type: "esim.installed";
         };
@@ -244,6 +250,8 @@ export interface components {
             };
             /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
             id: string;
+            /** @description false: a test-mode event (§14), sent only to the test endpoints (the testWebhookUrl, signed with the test signing secret) */
+            livemode: boolean;
             /** @constant */
             type: "esim.install_failed";
         };
@@ -301,6 +309,8 @@ export interface components {
             };
             /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
             id: string;
+            /** @description false: a test-mode event (§14), sent only to the test endpoints (the testWebhookUrl, signed with the test signing secret) */
+            livemode: boolean;
             /** @constant */
             type: "esim.resumed";
         };
@@ -358,6 +368,8 @@ export interface components {
             };
             /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
             id: string;
+            /** @description false: a test-mode event (§14), sent only to the test endpoints (the testWebhookUrl, signed with the test signing secret) */
+            livemode: boolean;
             /** @constant */
             type: "esim.suspended";
         };
@@ -430,6 +442,8 @@ export interface components {
             };
             /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
             id: string;
+            /** @description false: a test-mode event (§14), sent only to the test endpoints (the testWebhookUrl, signed with the test signing secret) */
+            livemode: boolean;
             /** @constant */
             type: "esim.usage_threshold";
         };
@@ -455,6 +469,8 @@ export interface components {
             };
             /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
             id: string;
+            /** @description false: a test-mode event (§14), sent only to the test endpoints (the testWebhookUrl, signed with the test signing secret) */
+            livemode: boolean;
             /** @constant */
             type: "order.cancelled";
         };
@@ -470,6 +486,8 @@ export interface components {
             };
             /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
             id: string;
+            /** @description false: a test-mode event (§14), sent only to the test endpoints (the testWebhookUrl, signed with the test signing secret) */
+            livemode: boolean;
             /** @constant */
             type: "payment.paid";
         };
@@ -482,6 +500,8 @@ export interface components {
             };
             /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
             id: string;
+            /** @description false: a test-mode event (§14), sent only to the test endpoints (the testWebhookUrl, signed with the test signing secret) */
+            livemode: boolean;
             /** @constant */
             type: "provision.failed";
         };
@@ -494,6 +514,8 @@ export interface components {
             };
             /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
             id: string;
+            /** @description false: a test-mode event (§14), sent only to the test endpoints (the testWebhookUrl, signed with the test signing secret) */
+            livemode: boolean;
             /** @constant */
             type: "provision.provisioned";
         };
@@ -506,6 +528,8 @@ export interface components {
             };
             /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
             id: string;
+            /** @description false: a test-mode event (§14), sent only to the test endpoints (the testWebhookUrl, signed with the test signing secret) */
+            livemode: boolean;
             /** @constant */
             type: "wallet.balance_low";
         };
@@ -518,6 +542,8 @@ export interface components {
             };
             /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
             id: string;
+            /** @description false: a test-mode event (§14), sent only to the test endpoints (the testWebhookUrl, signed with the test signing secret) */
+            livemode: boolean;
             /** @constant */
             type: "wallet.credited";
         };
@@ -538,6 +564,8 @@ export interface components {
             };
             /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
             id: string;
+            /** @description false: a test-mode event (§14), sent only to the test endpoints (the testWebhookUrl, signed with the test signing secret) */
+            livemode: boolean;
             /** @constant */
             type: "webhook.endpoint_disabled";
         };
@@ -587,6 +615,8 @@ export interface components {
             };
             /** @description The event id (`evt_…`): delivery is at least once, so dedupe by it */
             id: string;
+            /** @description false: a test-mode event (§14), sent only to the test endpoints (the testWebhookUrl, signed with the test signing secret) */
+            livemode: boolean;
             /** @constant */
             type: "webhook.test";
         };

@@ -749,6 +749,154 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/partner/me/test/esims/{iccid}/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test mode: the traveller deletes the profile (portal, on the test account)
+         * @description Acts on the partner’s test-mode eSIM. The test-mode simulator plays the traveller: the eSIM becomes `deleted` and `esim.deleted` is sent. 200 with the eSIM view once the resulting notifications are applied. An unknown, malformed, live or another partner’s ICCID: 404 ESIM_NOT_FOUND; 503 UNAVAILABLE when the simulator cannot act now.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X POST "$ESIM_URL/api/v1/partner/me/test/esims/8933000000000000001/delete" \
+         *       -H "Authorization: Bearer $PORTAL_TOKEN"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.POST('/api/v1/partner/me/test/esims/{iccid}/delete', { params: { path: { iccid: '8933000000000000001' } } });
+         *     ```
+         */
+        post: operations["portalTestDeleteEsim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/me/test/esims/{iccid}/expire": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test mode: the active bundle’s validity ends now (portal, on the test account)
+         * @description Acts on the partner’s test-mode eSIM. The test-mode simulator plays the traveller: the active bundle becomes `expired` and `esim.bundle_expired` is sent; the oldest queued bundle is next. 200 with the eSIM view once the resulting notifications are applied. An unknown, malformed, live or another partner’s ICCID: 404 ESIM_NOT_FOUND; 503 UNAVAILABLE when the simulator cannot act now.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X POST "$ESIM_URL/api/v1/partner/me/test/esims/8933000000000000001/expire" \
+         *       -H "Authorization: Bearer $PORTAL_TOKEN"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.POST('/api/v1/partner/me/test/esims/{iccid}/expire', { params: { path: { iccid: '8933000000000000001' } } });
+         *     ```
+         */
+        post: operations["portalTestExpireEsimBundle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/me/test/esims/{iccid}/install": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test mode: the traveller installs the eSIM (portal, on the test account)
+         * @description Acts on the partner’s test-mode eSIM. The test-mode simulator plays the traveller: the simulator’s SM-DP+ reports the profile installed: the eSIM becomes `installed` and `esim.installed` is sent. 200 with the eSIM view once the resulting notifications are applied. An unknown, malformed, live or another partner’s ICCID: 404 ESIM_NOT_FOUND; 503 UNAVAILABLE when the simulator cannot act now.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X POST "$ESIM_URL/api/v1/partner/me/test/esims/8933000000000000001/install" \
+         *       -H "Authorization: Bearer $PORTAL_TOKEN"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.POST('/api/v1/partner/me/test/esims/{iccid}/install', { params: { path: { iccid: '8933000000000000001' } } });
+         *     ```
+         */
+        post: operations["portalTestInstallEsim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/me/test/esims/{iccid}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test mode: the traveller uses data (portal, on the test account)
+         * @description Acts on the partner’s test-mode eSIM. The test-mode simulator plays the traveller: `addMb` megabytes are drawn from the active bundle, then the next queued ones (an eSIM never installed is installed first); `esim.usage_threshold` is sent at 80 % and 100 % of a bundle. 200 with the eSIM view once the resulting notifications are applied. An unknown, malformed, live or another partner’s ICCID: 404 ESIM_NOT_FOUND; 503 UNAVAILABLE when the simulator cannot act now.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X POST "$ESIM_URL/api/v1/partner/me/test/esims/8933000000000000001/usage" \
+         *       -H "Authorization: Bearer $PORTAL_TOKEN" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"addMb":1}'
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.POST('/api/v1/partner/me/test/esims/{iccid}/usage', { params: { path: { iccid: '8933000000000000001' } }, body: {
+         *       addMb: 1
+         *     } });
+         *     ```
+         */
+        post: operations["portalTestUseEsimData"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/partner/me/test/wallet/credit": {
         parameters: {
             query?: never;
@@ -868,7 +1016,7 @@ export interface paths {
         };
         /**
          * Your webhook deliveries, newest first
-         * @description One delivery per event and endpoint, with its attempts, last status code, last error and next attempt time.
+         * @description One delivery per event and endpoint, with its attempts, last status code, last error and next attempt time. Live deliveries unless `livemode=false`, which lists the test-mode ones (§14).
          *
          *     **curl**
          *
@@ -903,8 +1051,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Webhook endpoints, oldest first
-         * @description Every receiver events go to; the primary one is the `webhookUrl` (listed while it is set).
+         * Webhook endpoints of one mode, oldest first
+         * @description Every receiver events of the mode go to; the primary one is the `webhookUrl` (listed while it is set). `?livemode=false`: the test-mode endpoints, whose primary one is the `testWebhookUrl` (§14).
          *
          *     **curl**
          *
@@ -926,7 +1074,7 @@ export interface paths {
         put?: never;
         /**
          * Add a webhook endpoint
-         * @description At most 10 per mode (the primary one counted). The answer carries the endpoint’s own signing secret, shown this once.
+         * @description At most 10 per mode (the primary one counted). `livemode: false` adds a test-mode endpoint, which receives test events only (§14); absent, the mode of the request (live, or test with `?livemode=false` in the portal). The answer carries the endpoint’s own signing secret, shown this once.
          *
          *     **curl**
          *
@@ -934,7 +1082,7 @@ export interface paths {
          *     curl -X POST "$ESIM_URL/api/v1/partner/me/webhook-endpoints" \
          *       -H "Authorization: Bearer $PORTAL_TOKEN" \
          *       -H 'Content-Type: application/json' \
-         *       -d '{"url":"url","description":"description","eventTypes":["text"],"enabled":true}'
+         *       -d '{"url":"url","description":"description","eventTypes":["text"],"enabled":true,"livemode":true}'
          *     ```
          *
          *     **@esim/sdk**
@@ -949,7 +1097,8 @@ export interface paths {
          *       eventTypes: [
          *         "text"
          *       ],
-         *       enabled: true
+         *       enabled: true,
+         *       livemode: true
          *     } });
          *     ```
          */
@@ -1152,7 +1301,7 @@ export interface paths {
         put?: never;
         /**
          * Send yourself a test webhook
-         * @description Queues a `webhook.test` event, signed and retried like every event, and listed in your delivery log.
+         * @description Queues a `webhook.test` event, signed and retried like every event, and listed in your delivery log. `?livemode=false`: a test-mode `webhook.test` (`livemode: false`), sent to your test endpoints (the `testWebhookUrl`, signed with the test signing secret) and listed with `livemode=false`.
          *
          *     **curl**
          *
@@ -1508,6 +1657,154 @@ export interface paths {
          *     ```
          */
         post: operations["register"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/test/esims/{iccid}/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test mode: the traveller deletes the profile
+         * @description Test key only: a live key answers 403 TEST_MODE_ONLY. The test-mode simulator plays the traveller: the eSIM becomes `deleted` and `esim.deleted` is sent. 200 with the eSIM view once the resulting notifications are applied. An unknown, malformed, live or another partner’s ICCID: 404 ESIM_NOT_FOUND; 503 UNAVAILABLE when the simulator cannot act now.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X POST "$ESIM_URL/api/v1/partner/test/esims/8933000000000000001/delete" \
+         *       -H "Authorization: Bearer $ESIM_API_KEY"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.POST('/api/v1/partner/test/esims/{iccid}/delete', { params: { path: { iccid: '8933000000000000001' } } });
+         *     ```
+         */
+        post: operations["testDeleteEsim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/test/esims/{iccid}/expire": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test mode: the active bundle’s validity ends now
+         * @description Test key only: a live key answers 403 TEST_MODE_ONLY. The test-mode simulator plays the traveller: the active bundle becomes `expired` and `esim.bundle_expired` is sent; the oldest queued bundle is next. 200 with the eSIM view once the resulting notifications are applied. An unknown, malformed, live or another partner’s ICCID: 404 ESIM_NOT_FOUND; 503 UNAVAILABLE when the simulator cannot act now.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X POST "$ESIM_URL/api/v1/partner/test/esims/8933000000000000001/expire" \
+         *       -H "Authorization: Bearer $ESIM_API_KEY"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.POST('/api/v1/partner/test/esims/{iccid}/expire', { params: { path: { iccid: '8933000000000000001' } } });
+         *     ```
+         */
+        post: operations["testExpireEsimBundle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/test/esims/{iccid}/install": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test mode: the traveller installs the eSIM
+         * @description Test key only: a live key answers 403 TEST_MODE_ONLY. The test-mode simulator plays the traveller: the simulator’s SM-DP+ reports the profile installed: the eSIM becomes `installed` and `esim.installed` is sent. 200 with the eSIM view once the resulting notifications are applied. An unknown, malformed, live or another partner’s ICCID: 404 ESIM_NOT_FOUND; 503 UNAVAILABLE when the simulator cannot act now.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X POST "$ESIM_URL/api/v1/partner/test/esims/8933000000000000001/install" \
+         *       -H "Authorization: Bearer $ESIM_API_KEY"
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.POST('/api/v1/partner/test/esims/{iccid}/install', { params: { path: { iccid: '8933000000000000001' } } });
+         *     ```
+         */
+        post: operations["testInstallEsim"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/partner/test/esims/{iccid}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test mode: the traveller uses data
+         * @description Test key only: a live key answers 403 TEST_MODE_ONLY. The test-mode simulator plays the traveller: `addMb` megabytes are drawn from the active bundle, then the next queued ones (an eSIM never installed is installed first); `esim.usage_threshold` is sent at 80 % and 100 % of a bundle. 200 with the eSIM view once the resulting notifications are applied. An unknown, malformed, live or another partner’s ICCID: 404 ESIM_NOT_FOUND; 503 UNAVAILABLE when the simulator cannot act now.
+         *
+         *     **curl**
+         *
+         *     ```sh
+         *     curl -X POST "$ESIM_URL/api/v1/partner/test/esims/8933000000000000001/usage" \
+         *       -H "Authorization: Bearer $ESIM_API_KEY" \
+         *       -H 'Content-Type: application/json' \
+         *       -d '{"addMb":1}'
+         *     ```
+         *
+         *     **@esim/sdk**
+         *
+         *     ```ts
+         *     import { createClient } from '@esim/sdk';
+         *
+         *     const esim = createClient({ baseUrl: process.env.ESIM_URL!, apiKey: process.env.ESIM_API_KEY! });
+         *     const { data, error } = await esim.raw.POST('/api/v1/partner/test/esims/{iccid}/usage', { params: { path: { iccid: '8933000000000000001' } }, body: {
+         *       addMb: 1
+         *     } });
+         *     ```
+         */
+        post: operations["testUseEsimData"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2222,6 +2519,8 @@ export interface components {
             lastError: string | null;
             /** @description HTTP status of the last attempt; null when it got no answer */
             lastStatusCode: number | null;
+            /** @description false: a test-mode delivery (§14) */
+            livemode: boolean;
             /** @description When the next attempt is due; null unless pending */
             nextAttemptAt: string | null;
             /**
@@ -6399,6 +6698,934 @@ export interface operations {
             };
         };
     };
+    portalTestDeleteEsim: {
+        parameters: {
+            query?: {
+                /** @description `false` reads your test account (test mode, §14; open while your application is pending); absent or `true`, your live account */
+                livemode?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                iccid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "iccid": "8933000000000000001",
+                     *       "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "status": "released",
+                     *       "smdpAddress": "smdp.supplier.example",
+                     *       "matchingId": "MATCH-0001",
+                     *       "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
+                     *       "appleInstallUrl": "appleInstallUrl",
+                     *       "countries": [
+                     *         "FR"
+                     *       ],
+                     *       "region": "region",
+                     *       "usage": {
+                     *         "dataTotalMb": 1,
+                     *         "dataUsedMb": 1,
+                     *         "dataRemainingMb": 1,
+                     *         "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       },
+                     *       "bundles": [
+                     *         {
+                     *           "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "planId": "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "planName": "France 5 GB / 30 days",
+                     *           "dataMb": 1,
+                     *           "dataUsedMb": 1,
+                     *           "validityDays": 1,
+                     *           "status": "queued",
+                     *           "activatedAt": "2026-11-24T09:30:00.000Z",
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
+                     *         }
+                     *       ],
+                     *       "eid": "eid",
+                     *       "lastError": {
+                     *         "at": "at",
+                     *         "notificationPoint": 1,
+                     *         "reasonCode": "reasonCode",
+                     *         "message": "Hello from the platform"
+                     *       },
+                     *       "suspended": true,
+                     *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Esim"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "detail": "Insufficient scope.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "detail": "Payload too large.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Unsupported media type.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "detail": "Rate limited.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    portalTestExpireEsimBundle: {
+        parameters: {
+            query?: {
+                /** @description `false` reads your test account (test mode, §14; open while your application is pending); absent or `true`, your live account */
+                livemode?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                iccid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "iccid": "8933000000000000001",
+                     *       "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "status": "released",
+                     *       "smdpAddress": "smdp.supplier.example",
+                     *       "matchingId": "MATCH-0001",
+                     *       "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
+                     *       "appleInstallUrl": "appleInstallUrl",
+                     *       "countries": [
+                     *         "FR"
+                     *       ],
+                     *       "region": "region",
+                     *       "usage": {
+                     *         "dataTotalMb": 1,
+                     *         "dataUsedMb": 1,
+                     *         "dataRemainingMb": 1,
+                     *         "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       },
+                     *       "bundles": [
+                     *         {
+                     *           "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "planId": "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "planName": "France 5 GB / 30 days",
+                     *           "dataMb": 1,
+                     *           "dataUsedMb": 1,
+                     *           "validityDays": 1,
+                     *           "status": "queued",
+                     *           "activatedAt": "2026-11-24T09:30:00.000Z",
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
+                     *         }
+                     *       ],
+                     *       "eid": "eid",
+                     *       "lastError": {
+                     *         "at": "at",
+                     *         "notificationPoint": 1,
+                     *         "reasonCode": "reasonCode",
+                     *         "message": "Hello from the platform"
+                     *       },
+                     *       "suspended": true,
+                     *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Esim"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "detail": "Insufficient scope.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "detail": "Payload too large.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Unsupported media type.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "detail": "Rate limited.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    portalTestInstallEsim: {
+        parameters: {
+            query?: {
+                /** @description `false` reads your test account (test mode, §14; open while your application is pending); absent or `true`, your live account */
+                livemode?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                iccid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "iccid": "8933000000000000001",
+                     *       "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "status": "released",
+                     *       "smdpAddress": "smdp.supplier.example",
+                     *       "matchingId": "MATCH-0001",
+                     *       "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
+                     *       "appleInstallUrl": "appleInstallUrl",
+                     *       "countries": [
+                     *         "FR"
+                     *       ],
+                     *       "region": "region",
+                     *       "usage": {
+                     *         "dataTotalMb": 1,
+                     *         "dataUsedMb": 1,
+                     *         "dataRemainingMb": 1,
+                     *         "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       },
+                     *       "bundles": [
+                     *         {
+                     *           "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "planId": "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "planName": "France 5 GB / 30 days",
+                     *           "dataMb": 1,
+                     *           "dataUsedMb": 1,
+                     *           "validityDays": 1,
+                     *           "status": "queued",
+                     *           "activatedAt": "2026-11-24T09:30:00.000Z",
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
+                     *         }
+                     *       ],
+                     *       "eid": "eid",
+                     *       "lastError": {
+                     *         "at": "at",
+                     *         "notificationPoint": 1,
+                     *         "reasonCode": "reasonCode",
+                     *         "message": "Hello from the platform"
+                     *       },
+                     *       "suspended": true,
+                     *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Esim"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "detail": "Insufficient scope.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "detail": "Payload too large.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Unsupported media type.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "detail": "Rate limited.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    portalTestUseEsimData: {
+        parameters: {
+            query?: {
+                /** @description `false` reads your test account (test mode, §14; open while your application is pending); absent or `true`, your live account */
+                livemode?: "true" | "false";
+            };
+            header?: never;
+            path: {
+                iccid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "addMb": 1
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Megabytes the traveller used: a positive integer. */
+                    addMb: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "iccid": "8933000000000000001",
+                     *       "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "status": "released",
+                     *       "smdpAddress": "smdp.supplier.example",
+                     *       "matchingId": "MATCH-0001",
+                     *       "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
+                     *       "appleInstallUrl": "appleInstallUrl",
+                     *       "countries": [
+                     *         "FR"
+                     *       ],
+                     *       "region": "region",
+                     *       "usage": {
+                     *         "dataTotalMb": 1,
+                     *         "dataUsedMb": 1,
+                     *         "dataRemainingMb": 1,
+                     *         "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       },
+                     *       "bundles": [
+                     *         {
+                     *           "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "planId": "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "planName": "France 5 GB / 30 days",
+                     *           "dataMb": 1,
+                     *           "dataUsedMb": 1,
+                     *           "validityDays": 1,
+                     *           "status": "queued",
+                     *           "activatedAt": "2026-11-24T09:30:00.000Z",
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
+                     *         }
+                     *       ],
+                     *       "eid": "eid",
+                     *       "lastError": {
+                     *         "at": "at",
+                     *         "notificationPoint": 1,
+                     *         "reasonCode": "reasonCode",
+                     *         "message": "Hello from the platform"
+                     *       },
+                     *       "suspended": true,
+                     *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Esim"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/insufficient-scope",
+                     *       "title": "Insufficient scope",
+                     *       "status": 403,
+                     *       "code": "INSUFFICIENT_SCOPE",
+                     *       "detail": "Insufficient scope.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "detail": "Payload too large.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Unsupported media type.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "detail": "Rate limited.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     portalCreditTestWallet: {
         parameters: {
             query?: {
@@ -6911,6 +8138,7 @@ export interface operations {
                      *           "eventId": "evt_01jd4m8x2q7v5c3b9n6k0w1y2z",
                      *           "eventType": "payment.paid",
                      *           "endpointId": "endpointId",
+                     *           "livemode": true,
                      *           "status": "pending",
                      *           "attempts": 1,
                      *           "lastStatusCode": 1,
@@ -7215,7 +8443,8 @@ export interface operations {
                  *       "eventTypes": [
                  *         "text"
                  *       ],
-                 *       "enabled": true
+                 *       "enabled": true,
+                 *       "livemode": true
                  *     }
                  */
                 "application/json": {
@@ -7223,6 +8452,8 @@ export interface operations {
                     enabled?: boolean;
                     /** @description Event types to send here (§9); null or absent: every type */
                     eventTypes?: string[] | null;
+                    /** @description false: a test-mode endpoint, for test events only (§14); absent: true */
+                    livemode?: boolean;
                     url: string;
                 };
             };
@@ -10279,6 +11510,922 @@ export interface operations {
                      *       "status": 409,
                      *       "code": "EMAIL_ALREADY_REGISTERED",
                      *       "detail": "E-mail already registered.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "detail": "Payload too large.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Unsupported media type.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "detail": "Rate limited.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    testDeleteEsim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                iccid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "iccid": "8933000000000000001",
+                     *       "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "status": "released",
+                     *       "smdpAddress": "smdp.supplier.example",
+                     *       "matchingId": "MATCH-0001",
+                     *       "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
+                     *       "appleInstallUrl": "appleInstallUrl",
+                     *       "countries": [
+                     *         "FR"
+                     *       ],
+                     *       "region": "region",
+                     *       "usage": {
+                     *         "dataTotalMb": 1,
+                     *         "dataUsedMb": 1,
+                     *         "dataRemainingMb": 1,
+                     *         "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       },
+                     *       "bundles": [
+                     *         {
+                     *           "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "planId": "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "planName": "France 5 GB / 30 days",
+                     *           "dataMb": 1,
+                     *           "dataUsedMb": 1,
+                     *           "validityDays": 1,
+                     *           "status": "queued",
+                     *           "activatedAt": "2026-11-24T09:30:00.000Z",
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
+                     *         }
+                     *       ],
+                     *       "eid": "eid",
+                     *       "lastError": {
+                     *         "at": "at",
+                     *         "notificationPoint": 1,
+                     *         "reasonCode": "reasonCode",
+                     *         "message": "Hello from the platform"
+                     *       },
+                     *       "suspended": true,
+                     *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Esim"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/test-mode-only",
+                     *       "title": "Test mode only",
+                     *       "status": 403,
+                     *       "code": "TEST_MODE_ONLY",
+                     *       "detail": "Test mode only.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "detail": "Payload too large.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Unsupported media type.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "detail": "Rate limited.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    testExpireEsimBundle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                iccid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "iccid": "8933000000000000001",
+                     *       "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "status": "released",
+                     *       "smdpAddress": "smdp.supplier.example",
+                     *       "matchingId": "MATCH-0001",
+                     *       "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
+                     *       "appleInstallUrl": "appleInstallUrl",
+                     *       "countries": [
+                     *         "FR"
+                     *       ],
+                     *       "region": "region",
+                     *       "usage": {
+                     *         "dataTotalMb": 1,
+                     *         "dataUsedMb": 1,
+                     *         "dataRemainingMb": 1,
+                     *         "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       },
+                     *       "bundles": [
+                     *         {
+                     *           "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "planId": "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "planName": "France 5 GB / 30 days",
+                     *           "dataMb": 1,
+                     *           "dataUsedMb": 1,
+                     *           "validityDays": 1,
+                     *           "status": "queued",
+                     *           "activatedAt": "2026-11-24T09:30:00.000Z",
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
+                     *         }
+                     *       ],
+                     *       "eid": "eid",
+                     *       "lastError": {
+                     *         "at": "at",
+                     *         "notificationPoint": 1,
+                     *         "reasonCode": "reasonCode",
+                     *         "message": "Hello from the platform"
+                     *       },
+                     *       "suspended": true,
+                     *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Esim"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/test-mode-only",
+                     *       "title": "Test mode only",
+                     *       "status": 403,
+                     *       "code": "TEST_MODE_ONLY",
+                     *       "detail": "Test mode only.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "detail": "Payload too large.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Unsupported media type.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "detail": "Rate limited.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    testInstallEsim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                iccid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "iccid": "8933000000000000001",
+                     *       "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "status": "released",
+                     *       "smdpAddress": "smdp.supplier.example",
+                     *       "matchingId": "MATCH-0001",
+                     *       "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
+                     *       "appleInstallUrl": "appleInstallUrl",
+                     *       "countries": [
+                     *         "FR"
+                     *       ],
+                     *       "region": "region",
+                     *       "usage": {
+                     *         "dataTotalMb": 1,
+                     *         "dataUsedMb": 1,
+                     *         "dataRemainingMb": 1,
+                     *         "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       },
+                     *       "bundles": [
+                     *         {
+                     *           "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "planId": "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "planName": "France 5 GB / 30 days",
+                     *           "dataMb": 1,
+                     *           "dataUsedMb": 1,
+                     *           "validityDays": 1,
+                     *           "status": "queued",
+                     *           "activatedAt": "2026-11-24T09:30:00.000Z",
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
+                     *         }
+                     *       ],
+                     *       "eid": "eid",
+                     *       "lastError": {
+                     *         "at": "at",
+                     *         "notificationPoint": 1,
+                     *         "reasonCode": "reasonCode",
+                     *         "message": "Hello from the platform"
+                     *       },
+                     *       "suspended": true,
+                     *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Esim"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/test-mode-only",
+                     *       "title": "Test mode only",
+                     *       "status": 403,
+                     *       "code": "TEST_MODE_ONLY",
+                     *       "detail": "Test mode only.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code PAYLOAD_TOO_LARGE. Payload Too Large: [PAYLOAD_TOO_LARGE](/problems#payload-too-large) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "PAYLOAD_TOO_LARGE",
+                     *       "detail": "Payload too large.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNSUPPORTED_MEDIA_TYPE. Unsupported Media Type: [UNSUPPORTED_MEDIA_TYPE](/problems#unsupported-media-type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "UNSUPPORTED_MEDIA_TYPE",
+                     *       "detail": "Unsupported media type.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code RATE_LIMITED. Too Many Requests: [RATE_LIMITED](/problems#rate-limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "RATE_LIMITED",
+                     *       "detail": "Rate limited.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAVAILABLE. Service Unavailable: [UNAVAILABLE](/problems#unavailable) */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "code": "UNAVAILABLE",
+                     *       "detail": "Service unavailable.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    testUseEsimData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                iccid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "addMb": 1
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Megabytes the traveller used: a positive integer. */
+                    addMb: number;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "iccid": "8933000000000000001",
+                     *       "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "status": "released",
+                     *       "smdpAddress": "smdp.supplier.example",
+                     *       "matchingId": "MATCH-0001",
+                     *       "activationCode": "LPA:1$smdp.supplier.example$MATCH-0001",
+                     *       "appleInstallUrl": "appleInstallUrl",
+                     *       "countries": [
+                     *         "FR"
+                     *       ],
+                     *       "region": "region",
+                     *       "usage": {
+                     *         "dataTotalMb": 1,
+                     *         "dataUsedMb": 1,
+                     *         "dataRemainingMb": 1,
+                     *         "updatedAt": "2026-11-24T09:30:00.000Z"
+                     *       },
+                     *       "bundles": [
+                     *         {
+                     *           "orderId": "ord_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "planId": "plan_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *           "planName": "France 5 GB / 30 days",
+                     *           "dataMb": 1,
+                     *           "dataUsedMb": 1,
+                     *           "validityDays": 1,
+                     *           "status": "queued",
+                     *           "activatedAt": "2026-11-24T09:30:00.000Z",
+                     *           "expiresAt": "2026-11-24T09:30:00.000Z",
+                     *           "livemode": true
+                     *         }
+                     *       ],
+                     *       "eid": "eid",
+                     *       "lastError": {
+                     *         "at": "at",
+                     *         "notificationPoint": 1,
+                     *         "reasonCode": "reasonCode",
+                     *         "message": "Hello from the platform"
+                     *       },
+                     *       "suspended": true,
+                     *       "createdAt": "2026-11-24T09:30:00.000Z",
+                     *       "updatedAt": "2026-11-24T09:30:00.000Z",
+                     *       "livemode": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Esim"];
+                };
+            };
+            /** @description Problem (RFC 9457); code VALIDATION_ERROR or MALFORMED_JSON. Bad Request: [VALIDATION_ERROR](/problems#validation-error), [MALFORMED_JSON](/problems#malformed-json) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/validation-error",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "VALIDATION_ERROR",
+                     *       "detail": "limit: must be a whole number ≥ 1 and ≤ 100",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z",
+                     *       "errors": [
+                     *         {
+                     *           "path": "limit",
+                     *           "message": "must be a whole number ≥ 1 and ≤ 100"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code UNAUTHENTICATED or INVALID_API_KEY or INVALID_TOKEN or INVALID_CREDENTIALS. Unauthorized: [UNAUTHENTICATED](/problems#unauthenticated), [INVALID_API_KEY](/problems#invalid-api-key), [INVALID_TOKEN](/problems#invalid-token), [INVALID_CREDENTIALS](/problems#invalid-credentials) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/unauthenticated",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "code": "UNAUTHENTICATED",
+                     *       "detail": "Authentication required.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code INSUFFICIENT_SCOPE or ACCOUNT_NOT_ACTIVE or TEST_MODE_ONLY or OPERATOR_ROLE_REQUIRED. Forbidden: [INSUFFICIENT_SCOPE](/problems#insufficient-scope), [ACCOUNT_NOT_ACTIVE](/problems#account-not-active), [TEST_MODE_ONLY](/problems#test-mode-only), [OPERATOR_ROLE_REQUIRED](/problems#operator-role-required) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/test-mode-only",
+                     *       "title": "Test mode only",
+                     *       "status": 403,
+                     *       "code": "TEST_MODE_ONLY",
+                     *       "detail": "Test mode only.",
+                     *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Problem (RFC 9457); code NOT_FOUND or ORDER_NOT_FOUND or PARTNER_NOT_FOUND or PLAN_NOT_FOUND or ESIM_NOT_FOUND. Not Found: [NOT_FOUND](/problems#not-found), [ORDER_NOT_FOUND](/problems#order-not-found), [PARTNER_NOT_FOUND](/problems#partner-not-found), [PLAN_NOT_FOUND](/problems#plan-not-found), [ESIM_NOT_FOUND](/problems#esim-not-found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "NOT_FOUND",
+                     *       "detail": "Not found.",
                      *       "requestId": "req_01jd4m8x2q7v5c3b9n6k0w1y2z"
                      *     }
                      */

@@ -56,7 +56,7 @@ const headerSchema = {
 
 type JsonSchema = Record<string, unknown>;
 
-/** Each event's body schema `{ id, type, createdAt, data }`, and the shared views they reference, as JSON Schema draft 7. */
+/** Each event's body schema `{ id, type, createdAt, livemode, data }`, and the shared views they reference, as JSON Schema draft 7. */
 export function webhookEventSchemas(): { events: { type: string; name: string }[]; schemas: Record<string, JsonSchema> } {
   const registry = z.registry<{ id: string }>();
   registry.add(partnerOrderView, { id: 'WebhookOrder' });
@@ -70,6 +70,7 @@ export function webhookEventSchemas(): { events: { type: string; name: string }[
       id: z.string().describe('The event id (`evt_…`): delivery is at least once, so dedupe by it'),
       type: z.literal(type),
       createdAt: z.string().describe('When it happened, ISO 8601'),
+      livemode: z.boolean().describe('false: a test-mode event (§14), sent only to the test endpoints (the testWebhookUrl, signed with the test signing secret)'),
       data: option.shape.payload,
     });
     registry.add(body, { id: name });

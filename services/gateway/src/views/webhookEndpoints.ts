@@ -47,6 +47,7 @@ export function createEndpointBody(allowInsecure: boolean) {
     description: z.string().max(500).optional(),
     eventTypes: eventTypesField.optional(),
     enabled: z.boolean().optional(),
+    livemode: z.boolean().optional().describe('false: a test-mode endpoint, for test events only (§14); absent: true'),
   });
 }
 

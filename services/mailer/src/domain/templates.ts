@@ -215,6 +215,29 @@ export function webhookEndpointDisabled(input: TemplateInput): RenderedMail {
   };
 }
 
+const endpointChanges: Record<string, { subject: string; verb: string }> = {
+  created: { subject: 'A webhook endpoint was added', verb: 'added' },
+  updated: { subject: 'A webhook endpoint was changed', verb: 'changed' },
+  deleted: { subject: 'A webhook endpoint was deleted', verb: 'deleted' },
+  secret_rotated: { subject: 'A webhook endpoint’s signing secret was rotated', verb: 'given a new signing secret' },
+};
+
+/** #24: any webhook endpoint change, by the partner or an operator, told at once. No secret. */
+export function webhookEndpointChanged(input: TemplateInput): RenderedMail {
+  const change = endpointChanges[input.value('change')];
+  if (!change) throw new MissingTemplateValueError('webhook_endpoint_changed mail needs values.change to be created, updated, deleted or secret_rotated');
+  return {
+    subject: change.subject,
+    text: body(
+      greeting(input),
+      prose(`A ${input.value('mode')}-mode webhook endpoint of your partner account on ${input.platformName} was ${change.verb} by ${input.value('changedBy')}.`),
+      `Endpoint: ${input.value('endpointId')}\nURL: ${input.value('url')}\nChange: ${input.value('change')}`,
+      prose('If you did not expect this change, sign in to the partner portal and review your webhook endpoints, change your password, and contact us: the events carry activation codes and your customers’ contact details.'),
+      signature(input),
+    ),
+  };
+}
+
 export const templates: Record<TemplateName, (input: TemplateInput) => RenderedMail> = {
   application_received: applicationReceived,
   partner_approved: partnerApproved,
@@ -222,6 +245,7 @@ export const templates: Record<TemplateName, (input: TemplateInput) => RenderedM
   api_key_issued: apiKeyIssued,
   webhook_secret_rotated: webhookSecretRotated,
   webhook_endpoint_disabled: webhookEndpointDisabled,
+  webhook_endpoint_changed: webhookEndpointChanged,
   email_verification: emailVerification,
   password_reset: passwordReset,
   password_changed: passwordChanged,

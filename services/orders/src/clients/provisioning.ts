@@ -17,17 +17,38 @@ export type ProvisioningState =
   | { state: 'succeeded'; esim: EventData<'provisioning.succeeded'> }
   | { state: 'failed'; reason: string };
 
+export type TestEsimAction = { kind: 'install' } | { kind: 'usage'; addMb: number } | { kind: 'expire' } | { kind: 'delete' };
+
+/** The simulator's view of a test eSIM after a helper's action. */
+export interface SimulatedEsim {
+  status: string;
+  bundles: Array<{ reference: string; dataUsedMb: number; status: string }>;
+}
+
+const testActions = {
+  install: provisioningV1.TestEsimAction.INSTALL,
+  usage: provisioningV1.TestEsimAction.USAGE,
+  expire: provisioningV1.TestEsimAction.EXPIRE,
+  delete: provisioningV1.TestEsimAction.DELETE,
+} as const;
+
 export interface Provisioning {
   /**
    * Revokes the bundle an order bought (for a first order, the whole eSIM).
    * Idempotent. `revoked: false` when the supplier refuses (used, installed);
    * UNAVAILABLE when the supplier or provisioning could not be reached.
    */
-  revokeBundle(request: { reference: string; iccid: string; firstBundle: boolean; deadline?: number }): Promise<RevokeOutcome>;
+  revokeBundle(request: { accountId: string; reference: string; iccid: string; firstBundle: boolean; deadline?: number }): Promise<RevokeOutcome>;
   /** What provisioning knows of the order (GetProvisioning); UNAVAILABLE when it or the supplier cannot answer now. */
-  provisioningState(orderId: string): Promise<ProvisioningState>;
+  provisioningState(orderId: string, accountId: string): Promise<ProvisioningState>;
   /** Stops or restarts data on the eSIM at the connectivity provider; `done: false` when it refuses (unknown, revoked); UNAVAILABLE when unreachable. */
-  setSuspended(request: { iccid: string; suspended: boolean }): Promise<{ done: true; suspended: boolean } | { done: false; detail: string }>;
+  setSuspended(request: { accountId: string; iccid: string; suspended: boolean }): Promise<{ done: true; suspended: boolean } | { done: false; detail: string }>;
+  /**
+   * Test mode's helpers (§14): the test-mode simulator plays the traveller
+   * on a test account's eSIM; answers the simulator's view once the platform
+   * accepted its notifications. ESIM_NOT_FOUND, TEST_MODE_ONLY, UNAVAILABLE.
+   */
+  controlTestEsim(request: { accountId: string; iccid: string; action: TestEsimAction; deadline?: number }): Promise<SimulatedEsim>;
   close(): void;
 }
 
@@ -39,6 +60,8 @@ export interface Provisioning {
 const revokeDeadlineMs = 10_000;
 /** A succeeded order's answer asks the supplier again (SUPPLIER_TIMEOUT_MS, 10 s by default); only the sweeper waits on it. */
 const stateDeadlineMs = 15_000;
+/** A test helper: the simulator acts and waits for the platform's 202s. */
+const controlDeadlineMs = 20_000;
 
 export function provisioningClient(address: string, tls?: TlsFiles): Provisioning {
   const client = createClient(provisioningV1.ProvisioningService, address, { tls });
@@ -58,8 +81,8 @@ export function provisioningClient(address: string, tls?: TlsFiles): Provisionin
       if (answer.outcome === provisioningV1.RevokeOutcome.UNCONFIRMED) return { revoked: 'unconfirmed', detail: answer.detail };
       throw new Error(`RevokeBundle answered outcome ${answer.outcome}`);
     },
-    async provisioningState(orderId) {
-      const answer = await client.getProvisioning({ orderId }, { deadlineMs: stateDeadlineMs });
+    async provisioningState(orderId, accountId) {
+      const answer = await client.getProvisioning({ orderId, accountId }, { deadlineMs: stateDeadlineMs });
       const S = provisioningV1.ProvisioningState;
       switch (answer.state) {
         case S.UNKNOWN:
@@ -82,6 +105,13 @@ export function provisioningClient(address: string, tls?: TlsFiles): Provisionin
       if (answer.outcome === provisioningV1.SuspensionOutcome.DONE) return { done: true, suspended: answer.suspended };
       if (answer.outcome === provisioningV1.SuspensionOutcome.NOT_SUSPENDABLE) return { done: false, detail: answer.detail };
       throw new Error(`SetSuspended answered outcome ${answer.outcome}`);
+    },
+    async controlTestEsim({ accountId, iccid, action, deadline }) {
+      const answer = await client.controlTestEsim(
+        { accountId, iccid, action: testActions[action.kind], addMb: action.kind === 'usage' ? action.addMb : 0 },
+        { deadlineMs: controlDeadlineMs, deadline: downstreamDeadline(deadline) },
+      );
+      return { status: answer.status, bundles: answer.bundles.map(({ reference, dataUsedMb, status }) => ({ reference, dataUsedMb, status })) };
     },
     close: () => client.close(),
   };

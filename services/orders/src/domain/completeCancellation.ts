@@ -36,7 +36,7 @@ export async function completeCancellation(
   if (iccid === null) throw new Error(`order ${order.id} to cancel has no eSIM`);
   let outcome;
   try {
-    outcome = await deps.provisioning.revokeBundle({ reference: order.id, iccid, firstBundle: order.kind === 'esim', deadline: options.deadline });
+    outcome = await deps.provisioning.revokeBundle({ accountId: order.partnerId, reference: order.id, iccid, firstBundle: order.kind === 'esim', deadline: options.deadline });
   } catch (error) {
     if (options.clearOnFailure) await clearCancelRequested(deps.pool, order.id);
     deps.logger.warn({ orderId: order.id, err: error }, 'cancel: the supplier could not revoke the bundle now');

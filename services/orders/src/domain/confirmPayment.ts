@@ -1,4 +1,5 @@
 import { enqueueEvent } from '@esim/events';
+import { livemodeOf } from '@esim/ids';
 import type { Queryable } from '@esim/postgres';
 import { markProcessing, schema } from '../store/orderStore.js';
 import { queueUnits } from './groupOrders.js';
@@ -25,6 +26,8 @@ export async function confirmPayment(db: Queryable, order: Order, walletBalance:
     planId: paid.planId,
     supplierSku: paid.supplierSku,
     ...(paid.profileType ? { profileType: paid.profileType } : {}),
+    // Test mode's magic e-mails (§14) steer the simulator; a live customer's e-mail stays here.
+    ...(livemodeOf(paid.partnerId) ? {} : { customerEmail: paid.email }),
     price: paid.price,
     currency: paid.currency,
     kind: paid.kind,

@@ -60,7 +60,7 @@ export async function completeGroupCancellation(
       ...(await Promise.all(
         batch.map(async (unit) => {
           try {
-            const outcome = await deps.provisioning.revokeBundle({ reference: unit.id, iccid: unit.iccid as string, firstBundle: true });
+            const outcome = await deps.provisioning.revokeBundle({ accountId: unit.partnerId, reference: unit.id, iccid: unit.iccid as string, firstBundle: true });
             return outcome.revoked ? 'revoked' : 'refused';
           } catch (error) {
             deps.logger.warn({ orderId: group.id, unitOrderId: unit.id, err: error }, 'cancel: the supplier could not revoke a group eSIM now');

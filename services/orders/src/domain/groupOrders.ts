@@ -1,5 +1,5 @@
 import { enqueueEvent } from '@esim/events';
-import { newId } from '@esim/ids';
+import { livemodeOf, newId } from '@esim/ids';
 import type { Queryable } from '@esim/postgres';
 import type { Logger } from '@esim/telemetry';
 import { insertUnitOrders, markPartiallyProvisioned, unitEsimsOf, unitOrdersOf } from '../store/groupStore.js';
@@ -36,6 +36,8 @@ export async function queueUnits(db: Queryable, group: Order): Promise<void> {
       planId: unit.planId,
       supplierSku: unit.supplierSku,
       ...(unit.profileType ? { profileType: unit.profileType } : {}),
+      // Test mode's magic e-mails (§14) steer the simulator; a live customer's e-mail stays here.
+      ...(livemodeOf(unit.partnerId) ? {} : { customerEmail: unit.email }),
       price: unit.price,
       currency: unit.currency,
       kind: 'esim',

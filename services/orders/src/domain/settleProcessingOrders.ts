@@ -79,7 +79,7 @@ async function settleOne(deps: OrdersDeps, order: Order): Promise<SweepOutcome> 
   });
   let known: ProvisioningState;
   try {
-    known = await deps.provisioning.provisioningState(order.id);
+    known = await deps.provisioning.provisioningState(order.id, order.partnerId);
   } catch (error) {
     deps.logger.warn({ ...log, err: error }, 'processing sweeper: provisioning could not say what became of the order; retrying next round');
     return 'error';

@@ -1,3 +1,4 @@
+import { driveTestEsim } from './driveTestEsim.js';
 import { getEsim, listEsims } from './esimReads.js';
 import { activateNext } from './notification.js';
 import { recordEsim } from './recordEsim.js';
@@ -26,6 +27,8 @@ export const esimLifecycle = {
   /** The consumer of the SM-DP+'s reports (provisioning.esim.progress). */
   recordSmdpReport,
   setSuspended: setEsimSuspended,
+  /** Test mode's helpers (§14): the test-mode simulator plays the traveller; answers once its effects show. */
+  driveTestEsim,
   getEsim,
   listEsims,
 } as const;

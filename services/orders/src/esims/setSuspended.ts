@@ -29,7 +29,7 @@ export async function setEsimSuspended(deps: OrdersDeps, request: { partnerId: s
 
   let outcome: Awaited<ReturnType<OrdersDeps['provisioning']['setSuspended']>>;
   try {
-    outcome = await deps.provisioning.setSuspended({ iccid, suspended });
+    outcome = await deps.provisioning.setSuspended({ accountId: before.esim.partnerId, iccid, suspended });
   } catch (error) {
     deps.logger.warn({ err: error, iccid, suspended }, 'suspension change not made: the connectivity provider or provisioning is unreachable');
     throw error instanceof AppError && error.code === 'UNAVAILABLE'

@@ -1,6 +1,7 @@
 import { validationError } from '@esim/errors';
 import { ordersV1 } from '@esim/proto';
 import type { BundleStatus, EsimStatus, OrderKind, OrderStatus, SupplierNotificationType } from '@esim/vocabulary';
+import type { TestEsimAction } from '../clients/provisioning.js';
 
 /**
  * The vocabulary's strings and the proto enums, mapped in one place each
@@ -71,3 +72,19 @@ export function esimStatusFilter(value: ordersV1.EsimStatus): EsimStatus | undef
 
 /** '' for UNSPECIFIED or an unknown number: the use case refuses it with the list of types. */
 export const notificationTypeFromProto = (value: ordersV1.SupplierNotificationType): string => fromNotificationType.get(value) ?? '';
+
+/** A test helper's action (§14); an unknown number is refused. */
+export function testEsimActionFromProto(action: ordersV1.TestEsimAction, addMb: number): TestEsimAction {
+  switch (action) {
+    case ordersV1.TestEsimAction.INSTALL:
+      return { kind: 'install' };
+    case ordersV1.TestEsimAction.USAGE:
+      return { kind: 'usage', addMb };
+    case ordersV1.TestEsimAction.EXPIRE:
+      return { kind: 'expire' };
+    case ordersV1.TestEsimAction.DELETE:
+      return { kind: 'delete' };
+    default:
+      throw validationError([{ path: 'action', message: 'must be install, usage, expire or delete' }]);
+  }
+}

@@ -9,7 +9,7 @@ import { esimLifecycle } from '../esims/lifecycle.js';
 import { listReconciliationRuns, runReconciliation, type ReconciliationOptions, type ReconciliationRun } from '../domain/reconciliation.js';
 import { AppError } from '@esim/errors';
 import { quoteOrder } from '../domain/quoteOrder.js';
-import { esimStatusFilter, notificationTypeFromProto, orderStatusFilter } from './enums.js';
+import { esimStatusFilter, notificationTypeFromProto, orderStatusFilter, testEsimActionFromProto } from './enums.js';
 import { esimMessage, orderMessage } from './views.js';
 
 type OrdersMethods = (typeof ordersV1.OrdersService)['method'];
@@ -70,6 +70,10 @@ export function ordersHandlers(deps: OrdersDeps, reconciliation: ReconciliationO
     },
     async setEsimSuspended(request) {
       return esimMessage(await esimLifecycle.setSuspended(deps, request));
+    },
+    async driveTestEsim(request, context) {
+      const action = testEsimActionFromProto(request.action, request.addMb);
+      return esimMessage(await esimLifecycle.driveTestEsim(deps, { partnerId: request.partnerId, iccid: request.iccid, action }, context.deadline));
     },
     async quoteOrder(request) {
       const quote = await quoteOrder(deps, { ...request, catalogVersion: Number(request.catalogVersion) });

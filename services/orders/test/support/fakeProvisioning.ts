@@ -27,6 +27,10 @@ export interface FakeProvisioning {
   stateCalls: string[];
   mode: RevokeMode;
   refusal: string;
+  /** ControlTestEsim's answer (the simulator's view after the action); undefined: UNAVAILABLE. */
+  simulated: { status: string; bundles: Array<{ reference: string; dataUsedMb: number; status: string }> } | undefined;
+  /** Every ControlTestEsim call received, in order. */
+  controlCalls: { accountId: string; iccid: string; action: number; addMb: number }[];
   /** Every RevokeBundle call received, in order. */
   revokeCalls: { reference: string; iccid: string; firstBundle: boolean }[];
   /** References revoked at the fake supplier. */
@@ -43,6 +47,8 @@ export async function startFakeProvisioning(): Promise<FakeProvisioning> {
     revoked: new Set(),
     states: new Map(),
     stateCalls: [],
+    simulated: undefined,
+    controlCalls: [],
   };
   const S = provisioningV1.ProvisioningState;
   const handlers: ServiceHandlers<ProvisioningMethods> = {
@@ -53,6 +59,11 @@ export async function startFakeProvisioning(): Promise<FakeProvisioning> {
       fake.revoked.add(request.reference);
       if (fake.mode === 'late') return { outcome: provisioningV1.RevokeOutcome.UNCONFIRMED, detail: 'no answer within 2000 ms' };
       return { outcome: provisioningV1.RevokeOutcome.REVOKED, detail: '' };
+    },
+    async controlTestEsim(request) {
+      fake.controlCalls.push({ accountId: request.accountId, iccid: request.iccid, action: request.action, addMb: request.addMb });
+      if (!fake.simulated) throw new AppError('UNAVAILABLE', 'the fake simulator is down');
+      return fake.simulated;
     },
     async setSuspended(request) {
       if (fake.mode === 'down') throw new AppError('UNAVAILABLE', 'the fake provider is down');

@@ -47,12 +47,12 @@ const smdpFailure = (failure: SmdpFailure, step: string): ObtainResult =>
  */
 export async function obtainNewEsim(
   deps: ObtainDeps,
-  request: { orderId: string; sku: string; profileType: string } & BundleSize,
+  request: { orderId: string; accountId: string; sku: string; profileType: string } & BundleSize,
 ): Promise<ObtainResult> {
-  const { orderId, sku, profileType, ...size } = request;
+  const { orderId, accountId, sku, profileType, ...size } = request;
   const smdp = deps.upstreams.smdpFor(profileType);
   const connectivity = deps.upstreams.connectivityFor(sku);
-  let order = await openSmdpOrder(deps.pool, orderId, profileType);
+  let order = await openSmdpOrder(deps.pool, orderId, profileType, accountId);
   if (order.state === 'cancelled') return { kind: 'rejected', statusCode: null, detail: 'the SM-DP+ order was cancelled' };
 
   if (order.iccid === null) {

@@ -3,7 +3,9 @@ import type { Pool, PoolClient } from '@esim/postgres';
 import { metrics, type Logger } from '@esim/telemetry';
 import { recordSupplierCall } from '../store/supplierCalls.js';
 import { cancelAtSmdp, obtainNewEsim, obtainTopUp, type ObtainResult } from './obtainEsim.js';
-import type { Upstreams } from './upstreams.js';
+import { livemodeOf } from '@esim/ids';
+import { steeredSku } from './magicEmails.js';
+import type { Upstreams, UpstreamsByMode } from './upstreams.js';
 import { retryWindowOver } from './retryPolicy.js';
 import { failureReasons, type SupplierRequest } from './supplierCall.js';
 
@@ -15,7 +17,8 @@ export class SupplierUnavailableError extends Error {
 }
 
 export interface ProvisionOrderDeps {
-  upstreams: Upstreams;
+  /** Each order is served by its account's mode's upstreams (contract §14). */
+  upstreams: UpstreamsByMode;
   /** For the attempt record that must survive the handler's rolled-back transaction. */
   pool: Pool;
   /** The service's schema, whose outbox carries the result. */
@@ -50,23 +53,28 @@ export interface ProvisionOrderDeps {
  */
 export function provisionOrder(deps: ProvisionOrderDeps): (event: EventEnvelope<'orders.order.paid'>, db: PoolClient) => Promise<void> {
   return async (event, db) => {
-    const { orderId, supplierSku: sku, kind, iccid, dataMb, validityDays } = event.data;
-    const log = deps.logger.child({ orderId, eventId: event.id, kind });
+    const { orderId, partnerId: accountId, supplierSku: sku, kind, iccid, dataMb, validityDays } = event.data;
+    const livemode = livemodeOf(accountId);
+    const log = deps.logger.child({ orderId, eventId: event.id, kind, livemode });
+    // A test order reaches the test upstreams only (the simulator), steered by a magic e-mail.
+    const upstreams = deps.upstreams.of(accountId);
+    const sentSku = steeredSku(sku, { livemode, customerEmail: event.data.customerEmail });
     const size = { ...(dataMb === undefined ? {} : { dataMb }), ...(validityDays === undefined ? {} : { validityDays }) };
     // Recorded with every attempt, so GetProvisioning can ask the supplier again exactly this.
     const request: SupplierRequest = { kind, targetIccid: kind === 'topup' ? iccid : null, dataMb: dataMb ?? null, validityDays: validityDays ?? null };
     // A top-up adds a bundle to its eSIM (contract §13); the supplier answers that eSIM's profile, keyed by the same reference.
-    const upstream = { upstreams: deps.upstreams, pool: deps.pool, logger: log };
-    const profileType = event.data.profileType ?? deps.upstreams.defaultProfileType;
+    const upstream = { upstreams, pool: deps.pool, logger: log };
+    const profileType = event.data.profileType ?? upstreams.defaultProfileType;
     const result =
       kind === 'topup' && iccid !== null
-        ? await obtainTopUp(upstream, { orderId, iccid, sku, ...size })
-        : await obtainNewEsim(upstream, { orderId, sku, profileType, ...size });
+        ? await obtainTopUp(upstream, { orderId, iccid, sku: sentSku, ...size })
+        : await obtainNewEsim(upstream, { orderId, accountId, sku: sentSku, profileType, ...size });
 
     if (result.kind === 'issued') {
       const { esim } = result;
       const attempts = await recordSupplierCall(db, {
         orderId,
+        accountId,
         sku,
         state: 'succeeded',
         statusCode: result.statusCode,
@@ -88,14 +96,14 @@ export function provisionOrder(deps: ProvisionOrderDeps): (event: EventEnvelope<
       return;
     }
     if (result.kind === 'rejected') {
-      await fail(db, event, request, result, failureReasons.rejected, log);
+      await fail(db, upstreams, event, request, result, failureReasons.rejected, log);
       return;
     }
     if (retryWindowOver(event.occurredAt, deps.retryWindowMs)) {
-      await fail(db, event, request, result, failureReasons.retryWindowOver, log);
+      await fail(db, upstreams, event, request, result, failureReasons.retryWindowOver, log);
       return;
     }
-    const pending = { orderId, sku, state: 'pending', statusCode: result.statusCode, error: result.detail, supplierReference: null, request, failureReason: null } as const;
+    const pending = { orderId, accountId, sku, state: 'pending', statusCode: result.statusCode, error: result.detail, supplierReference: null, request, failureReason: null } as const;
     await recordSupplierCall(deps.pool, pending).catch(
       (error: unknown) => log.warn({ err: error }, 'could not record the supplier attempt; retrying the order anyway'),
     );
@@ -104,22 +112,24 @@ export function provisionOrder(deps: ProvisionOrderDeps): (event: EventEnvelope<
 
   async function fail(
     db: PoolClient,
+    upstreams: Upstreams,
     event: EventEnvelope<'orders.order.paid'>,
     request: SupplierRequest,
     result: Exclude<ObtainResult, { kind: 'issued' }>,
     reason: string,
     log: Logger,
   ): Promise<void> {
-    const { orderId, supplierSku: sku } = event.data;
+    const { orderId, partnerId: accountId, supplierSku: sku } = event.data;
     // A reserved profile the order will never use goes back (best effort, on its own connection).
     if (event.data.kind !== 'topup') {
-      const smdp = deps.upstreams.smdpFor(event.data.profileType ?? deps.upstreams.defaultProfileType);
-      await cancelAtSmdp({ upstreams: deps.upstreams, pool: deps.pool, logger: log }, smdp, orderId, 'Available').catch((error: unknown) =>
+      const smdp = upstreams.smdpFor(event.data.profileType ?? upstreams.defaultProfileType);
+      await cancelAtSmdp({ upstreams, pool: deps.pool, logger: log }, smdp, orderId, 'Available').catch((error: unknown) =>
         log.warn({ err: error }, 'could not cancel the SM-DP+ order'),
       );
     }
     const attempts = await recordSupplierCall(db, {
       orderId,
+      accountId,
       sku,
       state: 'failed',
       statusCode: result.statusCode,

@@ -48,11 +48,11 @@ const toOrder = (row: Row): SmdpOrder => ({
 const callId = (fn: string) => `${fn}-${randomBytes(13).toString('hex')}`;
 
 /** The order's row, created with fresh call ids the first time; later attempts get the same ids back. */
-export async function openSmdpOrder(db: Queryable, orderId: string, profileType: string): Promise<SmdpOrder> {
+export async function openSmdpOrder(db: Queryable, orderId: string, profileType: string, accountId: string): Promise<SmdpOrder> {
   await db.query(
-    `INSERT INTO provisioning.smdp_orders (order_id, profile_type, download_call_id, confirm_call_id, cancel_call_id)
-     VALUES ($1, $2, $3, $4, $5) ON CONFLICT (order_id) DO NOTHING`,
-    [orderId, profileType, callId('do'), callId('co'), callId('ca')],
+    `INSERT INTO provisioning.smdp_orders (order_id, profile_type, download_call_id, confirm_call_id, cancel_call_id, account_id)
+     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (order_id) DO NOTHING`,
+    [orderId, profileType, callId('do'), callId('co'), callId('ca'), accountId],
   );
   const found = await findSmdpOrder(db, orderId);
   if (!found) throw new Error(`smdp_orders row for ${orderId} vanished`);

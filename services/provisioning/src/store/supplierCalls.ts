@@ -41,6 +41,8 @@ function toSupplierCall(row: SupplierCallRow): SupplierCall {
 
 export interface CallOutcome {
   orderId: string;
+  /** The order's account (ptn_X or ptn_X_test), as orders.order.paid names it. */
+  accountId: string;
   sku: string;
   state: SupplierCallState;
   statusCode: number | null;
@@ -55,8 +57,8 @@ export interface CallOutcome {
 export async function recordSupplierCall(db: Queryable, call: CallOutcome): Promise<number> {
   const { rows } = await db.query<{ attempts: number }>(
     `INSERT INTO provisioning.supplier_calls (order_id, sku, attempts, state, last_status_code, last_error, supplier_reference,
-       kind, target_iccid, data_mb, validity_days, failure_reason)
-     VALUES ($1, $2, 1, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+       kind, target_iccid, data_mb, validity_days, failure_reason, account_id)
+     VALUES ($1, $2, 1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
      ON CONFLICT (order_id) DO UPDATE SET
        sku = EXCLUDED.sku,
        attempts = supplier_calls.attempts + 1,
@@ -69,6 +71,7 @@ export async function recordSupplierCall(db: Queryable, call: CallOutcome): Prom
        data_mb = EXCLUDED.data_mb,
        validity_days = EXCLUDED.validity_days,
        failure_reason = EXCLUDED.failure_reason,
+       account_id = EXCLUDED.account_id,
        updated_at = now()
      RETURNING attempts`,
     [
@@ -83,6 +86,7 @@ export async function recordSupplierCall(db: Queryable, call: CallOutcome): Prom
       call.request.dataMb,
       call.request.validityDays,
       call.failureReason,
+      call.accountId,
     ],
   );
   return rows[0]?.attempts ?? 1;

@@ -3,6 +3,7 @@ import type { EventData, EventEnvelope } from '@esim/events';
 import type { ServiceClient } from '@esim/grpc';
 import { provisioningV1 } from '@esim/proto';
 import type { RunningService } from '@esim/service';
+import { newId } from '@esim/ids';
 import { createTestInfra, until, type TestInfra } from '@esim/testing';
 import { provisioningService } from '../../src/app.js';
 import type { Config } from '../../src/config.js';
@@ -10,6 +11,9 @@ import type { SupplierCall } from '../../src/domain/supplierCall.js';
 import { findSupplierCall } from '../../src/store/supplierCalls.js';
 
 export { until };
+
+/** The live account every published order belongs to unless the test names one (test mode's accounts end in _test). */
+export const livePartnerId = newId('ptn');
 
 export type ProvisioningClient = ServiceClient<(typeof provisioningV1.ProvisioningService)['method']>;
 
@@ -23,7 +27,9 @@ export interface TestEnv extends Pick<TestInfra, 'databaseUrl' | 'pool' | 'clean
    * orders service's relay would (Nats-Msg-Id = event id unless `msgId` says
    * otherwise, to get past the duplicate window on purpose).
    */
-  publishPaid(data: Pick<EventData<'orders.order.paid'>, 'orderId' | 'supplierSku'> & Partial<Pick<EventData<'orders.order.paid'>, 'kind' | 'iccid' | 'dataMb' | 'validityDays'>>, options?: { eventId?: string; msgId?: string; occurredAt?: string }): Promise<EventEnvelope<'orders.order.paid'>>;
+  publishPaid(data: Pick<EventData<'orders.order.paid'>, 'orderId' | 'supplierSku'> & Partial<Pick<EventData<'orders.order.paid'>, 'partnerId' | 'customerEmail' | 'kind' | 'iccid' | 'dataMb' | 'validityDays'>>, options?: { eventId?: string; msgId?: string; occurredAt?: string }): Promise<EventEnvelope<'orders.order.paid'>>;
+  /** Publishes any contract event into the namespace, as its owner's relay would. */
+  publish: TestInfra['publish'];
   /** A gRPC client to the running instance's ProvisioningService. */
   client(running: RunningService<Config>): ProvisioningClient;
   /** Result events provisioning wrote to its outbox for the order, oldest first. */
@@ -54,7 +60,7 @@ export async function createTestEnv(): Promise<TestEnv> {
     publishPaid: (data, options = {}) =>
       infra.publish(
         'orders.order.paid',
-        { partnerId: 'ptn_test', planId: 'plan_test', price: 750, currency: 'USD', kind: 'esim', iccid: null, ...data },
+        { partnerId: livePartnerId, planId: 'plan_test', price: 750, currency: 'USD', kind: 'esim', iccid: null, ...data },
         { id: options.eventId, msgId: options.msgId, occurredAt: options.occurredAt },
       ),
     async results(orderId) {
@@ -65,6 +71,7 @@ export async function createTestEnv(): Promise<TestEnv> {
       return rows.map((row) => row.payload);
     },
     supplierCall: (orderId) => findSupplierCall(pool, orderId),
+    publish: (type, data, options) => infra.publish(type, data, options),
     client: (running) => infra.client(provisioningV1.ProvisioningService, running),
     async settled() {
       const jsm = await jetstreamManager(await infra.nats());

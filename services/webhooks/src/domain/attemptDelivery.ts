@@ -4,7 +4,7 @@ import { AppError } from '@esim/errors';
 import { enqueueEvent } from '@esim/events';
 import { withTransaction, type Pool, type Queryable } from '@esim/postgres';
 import type { Logger } from '@esim/telemetry';
-import { deliveryMetrics, type AttemptOutcome } from '../delivery/metrics.js';
+import { deliveryMetrics, modeLabel, type AttemptOutcome } from '../delivery/metrics.js';
 import { sendWebhook, type SendResult } from '../delivery/sendWebhook.js';
 import { recordAttemptResult } from '../store/attemptStore.js';
 import { findEndpoint, recordEndpointFailure, recordEndpointSuccess } from '../store/endpointStore.js';
@@ -65,8 +65,8 @@ export function attemptDelivery(deps: AttemptDeps, claimed: ClaimedAttempt): Pro
       const { result, outcome, sentTo } = await decide(deps, claimed, span);
       const recorded = await recordOutcome(deps, claimed, result, sentTo);
       if (!recorded) deps.logger.warn({ deliveryId: claimed.deliveryId, eventId: event.id }, 'delivery lease expired before the outcome was recorded');
-      deliveryMetrics.outcomes.add(1, { outcome });
-      if (outcome === 'succeeded' && !claimed.deliveredBefore) deliveryMetrics.lagMs.record(Date.now() - event.createdAt.getTime());
+      deliveryMetrics.outcomes.add(1, { outcome, ...modeLabel(event.partnerId) });
+      if (outcome === 'succeeded' && !claimed.deliveredBefore) deliveryMetrics.lagMs.record(Date.now() - event.createdAt.getTime(), modeLabel(event.partnerId));
       span.setAttribute('webhook.outcome', outcome);
       if (outcome !== 'succeeded') span.setStatus({ code: SpanStatusCode.ERROR, message: 'error' in result ? result.error : outcome });
       deps.logger.info({ deliveryId: claimed.deliveryId, eventId: event.id, attempt: claimed.attempt, outcome, statusCode: 'statusCode' in result ? result.statusCode : undefined }, 'webhook attempt');
@@ -116,7 +116,7 @@ async function decide(deps: AttemptDeps, claimed: ClaimedAttempt, span: Span): P
   const sent: SendResult = await sendWebhook({ url: signing.url, headers, body, timeoutMs: deps.timeoutMs, allowInsecure: deps.allowInsecure });
   if (sent.kind === 'refused') return { result: { status: 'failed', attempts: attempt, statusCode: null, error: boundedError(sent.reason) }, outcome: 'refused' };
 
-  deliveryMetrics.attempts.add(1);
+  deliveryMetrics.attempts.add(1, modeLabel(event.partnerId));
   if (sent.kind === 'response') span.setAttribute('http.response.status_code', sent.statusCode);
   if (sent.kind === 'response' && sent.statusCode >= 200 && sent.statusCode < 300) {
     return { result: { status: 'succeeded', attempts: attempt, statusCode: sent.statusCode }, outcome: 'succeeded', sentTo: { endpoint: target, url: signing.url, succeeded: true } };

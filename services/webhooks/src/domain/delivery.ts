@@ -19,7 +19,10 @@ export interface Delivery {
   id: string;
   eventId: string;
   eventType: PartnerEventType;
+  /** The account id: `ptn_X` live, `ptn_X_test` test (§14). */
   partnerId: string;
+  /** From the account id: false for a test delivery. */
+  livemode: boolean;
   /** whe_…: the endpoint this delivery goes to. */
   endpointId: string;
   status: DeliveryStatus;

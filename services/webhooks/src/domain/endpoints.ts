@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { open, seal, webhookSecretRecord } from '@esim/crypto';
+import { seal, webhookSecretRecord } from '@esim/crypto';
 import { validationError } from '@esim/errors';
 import { enqueueEvent } from '@esim/events';
-import { isId } from '@esim/ids';
+import { isId, partnerIdOf } from '@esim/ids';
 import { withTransaction, type Pool, type Queryable } from '@esim/postgres';
 import { isOneOf, partnerEventTypes, type PartnerEventType } from '@esim/vocabulary';
 import {
@@ -16,6 +16,7 @@ import {
   updateEndpoint as updateEndpointRow,
 } from '../store/endpointStore.js';
 import { endpointNotFound, maxEndpointsPerMode, overlapHoursOf, tooManyEndpoints, type Endpoint, type EndpointView } from './endpoint.js';
+import { endpointChangeMail } from './endpointChangeMail.js';
 import type { AuditContext, PartnersPort } from './partnersPort.js';
 
 export interface EndpointDeps {
@@ -44,9 +45,10 @@ export function generateEndpointSecret(): string {
 }
 
 /**
- * The partner's endpoints, oldest first. The primary one (the webhookUrl) is
- * listed while the partner has a URL, and gets its row (its id) the first
- * time it is seen.
+ * The account's endpoints, oldest first (`partnerId` is an account id: `ptn_X`
+ * lists the live endpoints, `ptn_X_test` the test ones, §14). The primary one
+ * (the webhookUrl, or the testWebhookUrl of the test account) is listed while
+ * it has a URL, and gets its row (its id) the first time it is seen.
  */
 export async function listEndpoints(deps: EndpointDeps, partnerId: string): Promise<EndpointView[]> {
   const primaryUrl = (await deps.partners.primaryOf(partnerId)).url;
@@ -54,11 +56,17 @@ export async function listEndpoints(deps: EndpointDeps, partnerId: string): Prom
   return viewsOf(await listEndpointRows(deps.pool, partnerId), primaryUrl);
 }
 
-/** One of the partner's endpoints; another partner's, an unknown id or a primary endpoint without URL: 404. */
+/**
+ * One of the partner's endpoints, of either mode: a partner (its portal JWT,
+ * an operator naming it) owns both its accounts, and the id names the mode,
+ * so `partnerId` may be either account id of the owner. Everything done to
+ * the endpoint after this acts on the endpoint's own account. Another
+ * partner's, an unknown id or a primary endpoint without URL: 404.
+ */
 export async function getEndpoint(deps: EndpointDeps, partnerId: string, id: string): Promise<{ endpoint: Endpoint; view: EndpointView }> {
   const endpoint = isId('whe', id) ? await findEndpoint(deps.pool, id) : undefined;
-  if (!endpoint || endpoint.partnerId !== partnerId) throw endpointNotFound(id);
-  const url = endpoint.primary ? (await deps.partners.primaryOf(partnerId)).url : endpoint.url;
+  if (!endpoint || partnerIdOf(endpoint.partnerId) !== partnerIdOf(partnerId)) throw endpointNotFound(id);
+  const url = endpoint.primary ? (await deps.partners.primaryOf(endpoint.partnerId)).url : endpoint.url;
   if (!url) throw endpointNotFound(id);
   return { endpoint, view: viewOf(endpoint, url) };
 }
@@ -75,7 +83,7 @@ export async function createEndpoint(
   audit: AuditContext | undefined,
 ): Promise<{ endpoint: EndpointView; secret: string }> {
   const eventTypes = eventTypesOf(input.eventTypes);
-  const primaryUrl = (await deps.partners.primaryOf(partnerId)).url;
+  const { url: primaryUrl, email } = await deps.partners.primaryOf(partnerId);
   const secret = generateEndpointSecret();
   const created = await withTransaction(deps.pool, async (db) => {
     await lockPartnerEndpoints(db, partnerId);
@@ -84,7 +92,6 @@ export async function createEndpoint(
     if (counted >= maxEndpointsPerMode) throw tooManyEndpoints();
     const endpoint = await insertEndpoint(db, {
       partnerId,
-      livemode: true,
       url: input.url,
       description: input.description,
       eventTypes,
@@ -92,6 +99,7 @@ export async function createEndpoint(
       secretSealed: seal(deps.dataKey, secret, webhookSecretRecord(partnerId)),
     });
     await auditEndpoint(db, audit, 'webhook_endpoint.created', endpoint.id, partnerId, { url: input.url });
+    await endpointChangeMail(db, email, { change: 'created', endpoint, url: input.url, audit });
     return endpoint;
   });
   return { endpoint: viewOf(created, input.url), secret };
@@ -102,11 +110,15 @@ export async function createEndpoint(
  * partner's webhookUrl: it is changed at the partners service (null is not
  * accepted here; DELETE removes it).
  */
-export async function updateEndpoint(deps: EndpointDeps, partnerId: string, id: string, patch: EndpointPatch, audit: AuditContext | undefined): Promise<EndpointView> {
-  const { endpoint } = await getEndpoint(deps, partnerId, id);
+export async function updateEndpoint(deps: EndpointDeps, requestedBy: string, id: string, patch: EndpointPatch, audit: AuditContext | undefined): Promise<EndpointView> {
+  const { endpoint, view } = await getEndpoint(deps, requestedBy, id);
+  const partnerId = endpoint.partnerId;
   if (patch.url === null) throw validationError([{ path: 'url', message: 'must be a URL; delete the endpoint to remove it' }]);
   const eventTypes = patch.eventTypes === undefined ? undefined : eventTypesOf(patch.eventTypes);
   if (endpoint.primary && patch.url !== undefined) await deps.partners.setPrimaryUrl(partnerId, patch.url, audit);
+  // The primary URL's change is e-mailed by the partners service (as any webhookUrl change); the rest by us.
+  const mailed = patch.description !== undefined || eventTypes !== undefined || patch.enabled !== undefined || (!endpoint.primary && patch.url !== undefined);
+  const email = mailed ? await emailOf(deps, partnerId) : undefined;
   const updated = await withTransaction(deps.pool, async (db) => {
     const row = await updateEndpointRow(db, id, {
       url: endpoint.primary ? undefined : (patch.url ?? undefined),
@@ -115,6 +127,7 @@ export async function updateEndpoint(deps: EndpointDeps, partnerId: string, id: 
       enabled: patch.enabled,
     });
     await auditEndpoint(db, audit, 'webhook_endpoint.updated', id, partnerId, { ...patch });
+    if (mailed) await endpointChangeMail(db, email, { change: 'updated', endpoint: row, url: row.url ?? patch.url ?? view.url, audit });
     return row;
   });
   const url = endpoint.primary ? (await deps.partners.primaryOf(partnerId)).url : updated.url;
@@ -126,12 +139,16 @@ export async function updateEndpoint(deps: EndpointDeps, partnerId: string, id: 
  * Removes the endpoint; its pending deliveries end `no_endpoint` at their
  * next attempt. Deleting the primary one clears the partner's webhookUrl.
  */
-export async function deleteEndpoint(deps: EndpointDeps, partnerId: string, id: string, audit: AuditContext | undefined): Promise<void> {
-  const { endpoint } = await getEndpoint(deps, partnerId, id);
+export async function deleteEndpoint(deps: EndpointDeps, requestedBy: string, id: string, audit: AuditContext | undefined): Promise<void> {
+  const { endpoint, view } = await getEndpoint(deps, requestedBy, id);
+  const partnerId = endpoint.partnerId;
   if (endpoint.primary) await deps.partners.setPrimaryUrl(partnerId, null, audit);
+  // The primary one's removal is a webhookUrl cleared: the partners service e-mails it.
+  const email = endpoint.primary ? undefined : await emailOf(deps, partnerId);
   await withTransaction(deps.pool, async (db) => {
     await deleteEndpointRow(db, id);
     await auditEndpoint(db, audit, 'webhook_endpoint.deleted', id, partnerId, {});
+    if (!endpoint.primary) await endpointChangeMail(db, email, { change: 'deleted', endpoint, url: view.url, audit });
   });
 }
 
@@ -143,24 +160,41 @@ export async function deleteEndpoint(deps: EndpointDeps, partnerId: string, id: 
  */
 export async function rotateEndpointSecret(
   deps: EndpointDeps,
-  partnerId: string,
+  requestedBy: string,
   id: string,
   requestedOverlapHours: number | undefined,
   audit: AuditContext | undefined,
 ): Promise<{ endpoint: EndpointView; secret: string }> {
   const overlapHours = overlapHoursOf(requestedOverlapHours);
-  const { endpoint, view } = await getEndpoint(deps, partnerId, id);
+  const { endpoint, view } = await getEndpoint(deps, requestedBy, id);
+  const partnerId = endpoint.partnerId;
   if (endpoint.primary) {
-    const sealed = await deps.partners.rotatePrimarySecret(partnerId, overlapHours, audit ?? { operator: `partner:${partnerId}`, requestId: '' });
-    return { endpoint: view, secret: open(deps.dataKey, sealed, webhookSecretRecord(partnerId)) };
+    const { secret, announced } = await deps.partners.rotatePrimarySecret(partnerId, overlapHours, audit ?? { operator: `partner:${partnerIdOf(partnerId)}`, requestId: '' });
+    // The live secret's rotation is e-mailed (with the secret) by the partners service; the test one's is ours to announce.
+    if (!announced) {
+      const email = await emailOf(deps, partnerId);
+      await endpointChangeMail(deps.pool, email, { change: 'secret_rotated', endpoint, url: view.url, audit });
+    }
+    return { endpoint: view, secret };
   }
   const secret = generateEndpointSecret();
+  const email = await emailOf(deps, partnerId);
   const rotated = await withTransaction(deps.pool, async (db) => {
     const row = await rotateEndpointSecretRow(db, id, seal(deps.dataKey, secret, webhookSecretRecord(partnerId)), overlapHours * 3_600_000);
     await auditEndpoint(db, audit, 'webhook_endpoint.secret_rotated', id, partnerId, { overlapHours });
+    await endpointChangeMail(db, email, { change: 'secret_rotated', endpoint: row, url: view.url, audit });
     return row;
   });
   return { endpoint: viewOf(rotated, view.url), secret };
+}
+
+/**
+ * Where the change notice goes: the partner's address, asked before the
+ * transaction (no network call while it is open). A partners outage fails
+ * the change rather than making it unannounced (#24).
+ */
+async function emailOf(deps: EndpointDeps, partnerId: string): Promise<string | undefined> {
+  return (await deps.partners.primaryOf(partnerId)).email || undefined;
 }
 
 /** Null keeps "every type"; a list must be non-empty and of §9's types (each unknown one named). */

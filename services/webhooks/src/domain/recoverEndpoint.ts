@@ -18,7 +18,7 @@ export async function recoverEndpoint(deps: EndpointDeps, partnerId: string, id:
   const { endpoint } = await getEndpoint(deps, partnerId, id);
   return withTransaction(deps.pool, async (db) => {
     const queued = await requeueSince(db, endpoint, since, maxRecoveredEvents);
-    await auditEndpoint(db, audit, 'webhook_endpoint.recovered', id, partnerId, { since: since.toISOString(), queued });
+    await auditEndpoint(db, audit, 'webhook_endpoint.recovered', id, endpoint.partnerId, { since: since.toISOString(), queued });
     return queued;
   });
 }

@@ -1,6 +1,6 @@
 import { AppError } from '@esim/errors';
 import { enqueueEvent } from '@esim/events';
-import { isId } from '@esim/ids';
+import { isAccountId } from '@esim/ids';
 import type { Pool } from '@esim/postgres';
 import { getEndpoint, type EndpointDeps } from './endpoints.js';
 
@@ -10,7 +10,8 @@ import { getEndpoint, type EndpointDeps } from './endpoints.js';
  * the whole path (consumer, signing, the partner's receiver), not a shortcut.
  */
 export function sendTestEvent(pool: Pool, partnerId: string, platformName: string): Promise<string> {
-  if (!isId('ptn', partnerId)) throw new AppError('PARTNER_NOT_FOUND', `No partner ${partnerId}.`);
+  // An account id: the test account's webhook.test goes to its test endpoints only (§14).
+  if (!isAccountId(partnerId)) throw new AppError('PARTNER_NOT_FOUND', `No partner ${partnerId}.`);
   return enqueueEvent(pool, 'webhooks', 'partner.notification', {
     partnerId,
     type: 'webhook.test',
@@ -23,7 +24,7 @@ export function sendTestEvent(pool: Pool, partnerId: string, platformName: strin
 export async function sendEndpointTest(deps: EndpointDeps, partnerId: string, id: string, platformName: string): Promise<string> {
   const { endpoint } = await getEndpoint(deps, partnerId, id);
   return enqueueEvent(deps.pool, 'webhooks', 'partner.notification', {
-    partnerId,
+    partnerId: endpoint.partnerId,
     type: 'webhook.test',
     orderId: null,
     payload: { message: `This is a test event from ${platformName}.` },

@@ -1,13 +1,15 @@
 import { createHmac } from 'node:crypto';
+import { livemodeOf } from '@esim/ids';
 import type { PartnerEvent } from './delivery.js';
 
 /**
  * The body partners receive (contract §9), serialized once: these exact
  * bytes are signed and sent, so a receiver verifying the raw body always
- * verifies what we signed.
+ * verifies what we signed. `livemode` (§14) comes from the event's account
+ * id: a test account's events say false.
  */
 export function webhookBody(event: PartnerEvent): string {
-  return JSON.stringify({ id: event.id, type: event.type, createdAt: event.createdAt.toISOString(), data: event.payload });
+  return JSON.stringify({ id: event.id, type: event.type, createdAt: event.createdAt.toISOString(), livemode: livemodeOf(event.partnerId), data: event.payload });
 }
 
 /** `Partner Platform` → `Partner-Platform-Webhooks/1.0`: a User-Agent product token has no spaces. */

@@ -29,6 +29,7 @@ export function webhooksHandlers(deps: WebhooksDeps): ServiceHandlers<WebhooksMe
     async listDeliveries(request) {
       const { deliveries, total } = await listDeliveries(deps.pool, {
         partnerId: request.partnerId,
+        livemode: request.livemode,
         endpointId: request.endpointId,
         status: request.status,
         page: request.page?.page ?? 1,

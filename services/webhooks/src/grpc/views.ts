@@ -11,6 +11,7 @@ export function deliveryMessage(delivery: Delivery): Init<webhooksV1.Delivery> {
     eventId: delivery.eventId,
     eventType: delivery.eventType,
     partnerId: delivery.partnerId,
+    livemode: delivery.livemode,
     endpointId: delivery.endpointId,
     status: delivery.status,
     attempts: delivery.attempts,

@@ -1,11 +1,15 @@
-import { deliveriesDueChannel } from './eventStore.js';
+import { testAccountSqlPattern } from '@esim/ids';
 import type { Queryable } from '@esim/postgres';
+import { deliveriesDueChannel } from './eventStore.js';
 import type { DeliveryStatus } from '@esim/vocabulary';
 import type { Delivery } from '../domain/delivery.js';
 import { deliveryColumns, deliveryOf, type DeliveryRow } from './rows.js';
 
 export interface DeliveryFilter {
+  /** One account (its mode is the id's). */
   partnerId?: string | undefined;
+  /** Without an account: every account of this mode, picked out by the id (§14). */
+  livemode?: boolean | undefined;
   endpointId?: string | undefined;
   status?: DeliveryStatus | undefined;
   limit: number;
@@ -17,6 +21,7 @@ export async function listDeliveries(db: Queryable, filter: DeliveryFilter): Pro
   const conditions: string[] = [];
   const params: unknown[] = [];
   if (filter.partnerId) conditions.push(`d.partner_id = $${params.push(filter.partnerId)}`);
+  else if (filter.livemode !== undefined) conditions.push(`d.partner_id ${filter.livemode ? 'NOT LIKE' : 'LIKE'} $${params.push(testAccountSqlPattern)}`);
   if (filter.endpointId) conditions.push(`d.endpoint_id = $${params.push(filter.endpointId)}`);
   if (filter.status) conditions.push(`d.status = $${params.push(filter.status)}`);
   const where = conditions.length ? `WHERE ${conditions.join(' AND ')}` : '';

@@ -1,4 +1,4 @@
-import { newId } from '@esim/ids';
+import { livemodeOf, newId } from '@esim/ids';
 import type { Queryable } from '@esim/postgres';
 import type { PartnerEventType } from '@esim/vocabulary';
 import type { Endpoint } from '../domain/endpoint.js';
@@ -45,11 +45,15 @@ export async function lockPartnerEndpoints(db: Queryable, partnerId: string): Pr
   await db.query(`SELECT pg_advisory_xact_lock(hashtext('webhooks.endpoints'), hashtext($1))`, [partnerId]);
 }
 
-/** The partner's endpoints of a mode: the primary one (whatever its URL) first, then oldest first. */
-export async function listEndpoints(db: Queryable, partnerId: string, livemode = true): Promise<Endpoint[]> {
+/**
+ * An account's endpoints (`partnerId` is the account id: `ptn_X` live,
+ * `ptn_X_test` test; its mode is its livemode, a CHECK holds the two
+ * together): the primary one (whatever its URL) first, then oldest first.
+ */
+export async function listEndpoints(db: Queryable, partnerId: string): Promise<Endpoint[]> {
   const { rows } = await db.query<EndpointRow>(
     `SELECT ${columns} FROM webhooks.endpoints WHERE partner_id = $1 AND livemode = $2 ORDER BY is_primary DESC, created_at, id`,
-    [partnerId, livemode],
+    [partnerId, livemodeOf(partnerId)],
   );
   return rows.map(endpointOf);
 }
@@ -59,8 +63,9 @@ export async function findEndpoint(db: Queryable, id: string, options: { forUpda
   return rows[0] && endpointOf(rows[0]);
 }
 
-/** The partner's primary endpoint row, made on first need so that it has an id. */
-export async function ensurePrimaryEndpoint(db: Queryable, partnerId: string, livemode = true): Promise<Endpoint> {
+/** The account's primary endpoint row, made on first need so that it has an id. */
+export async function ensurePrimaryEndpoint(db: Queryable, partnerId: string): Promise<Endpoint> {
+  const livemode = livemodeOf(partnerId);
   await db.query(
     `INSERT INTO webhooks.endpoints (id, partner_id, livemode, is_primary) VALUES ($1, $2, $3, true)
      ON CONFLICT (partner_id, livemode) WHERE is_primary DO NOTHING`,
@@ -75,12 +80,12 @@ export async function ensurePrimaryEndpoint(db: Queryable, partnerId: string, li
 
 export async function insertEndpoint(
   db: Queryable,
-  endpoint: { partnerId: string; livemode: boolean; url: string; description: string; eventTypes: PartnerEventType[] | null; enabled: boolean; secretSealed: string },
+  endpoint: { partnerId: string; url: string; description: string; eventTypes: PartnerEventType[] | null; enabled: boolean; secretSealed: string },
 ): Promise<Endpoint> {
   const { rows } = await db.query<EndpointRow>(
     `INSERT INTO webhooks.endpoints (id, partner_id, livemode, url, description, event_types, enabled, secret_sealed)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${columns}`,
-    [newId('whe'), endpoint.partnerId, endpoint.livemode, endpoint.url, endpoint.description, endpoint.eventTypes, endpoint.enabled, endpoint.secretSealed],
+    [newId('whe'), endpoint.partnerId, livemodeOf(endpoint.partnerId), endpoint.url, endpoint.description, endpoint.eventTypes, endpoint.enabled, endpoint.secretSealed],
   );
   return endpointOf(rows[0]!);
 }
@@ -112,6 +117,12 @@ export async function updateEndpoint(db: Queryable, id: string, changes: Endpoin
 
 export async function deleteEndpoint(db: Queryable, id: string): Promise<void> {
   await db.query(`DELETE FROM webhooks.endpoints WHERE id = $1`, [id]);
+}
+
+/** Every endpoint of one account (the test-data wipe); answers how many went. */
+export async function deleteAccountEndpoints(db: Queryable, partnerId: string): Promise<number> {
+  const { rowCount } = await db.query(`DELETE FROM webhooks.endpoints WHERE partner_id = $1`, [partnerId]);
+  return rowCount ?? 0;
 }
 
 /**

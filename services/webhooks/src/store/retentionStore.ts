@@ -21,3 +21,18 @@ export async function deleteExpiredEvents(db: Queryable, retentionMs: number, ba
   );
   return rowCount ?? 0;
 }
+
+/**
+ * Every event, delivery and endpoint of one account, in one statement (the
+ * test-data wipe, §14). Answers how many of each went.
+ */
+export async function deleteAccountRows(db: Queryable, partnerId: string): Promise<{ events: number; deliveries: number; endpoints: number }> {
+  const { rows } = await db.query<{ events: number; deliveries: number; endpoints: number }>(
+    `WITH deliveries AS (DELETE FROM webhooks.deliveries WHERE partner_id = $1 RETURNING 1),
+     events AS (DELETE FROM webhooks.events WHERE partner_id = $1 RETURNING 1),
+     endpoints AS (DELETE FROM webhooks.endpoints WHERE partner_id = $1 RETURNING 1)
+     SELECT (SELECT count(*) FROM events)::int AS events, (SELECT count(*) FROM deliveries)::int AS deliveries, (SELECT count(*) FROM endpoints)::int AS endpoints`,
+    [partnerId],
+  );
+  return rows[0]!;
+}

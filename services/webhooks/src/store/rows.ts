@@ -1,3 +1,4 @@
+import { livemodeOf } from '@esim/ids';
 import type { DeliveryStatus, PartnerEventType } from '@esim/vocabulary';
 import type { Delivery, PartnerEvent } from '../domain/delivery.js';
 
@@ -46,6 +47,7 @@ export function deliveryOf(row: DeliveryRow): Delivery {
     eventId: row.event_id,
     eventType: row.event_type,
     partnerId: row.partner_id,
+    livemode: livemodeOf(row.partner_id),
     endpointId: row.endpoint_id,
     status: row.status,
     attempts: row.attempts,

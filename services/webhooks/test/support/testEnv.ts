@@ -34,6 +34,8 @@ export interface DeliveryRow {
 }
 
 export interface TestEnv extends Pick<TestInfra, 'databaseUrl' | 'namespace' | 'query' | 'cleanup'> {
+  /** Publishes another service's event straight to JetStream (a partners fact such as the test-data wipe). */
+  publishFact: TestInfra['publish'];
   dataKeyBase64: string;
   partners: FakePartners;
   receiver: Receiver;
@@ -101,6 +103,7 @@ export async function createTestEnv(): Promise<TestEnv> {
       return rows[0];
     },
     query: infra.query,
+    publishFact: infra.publish,
     async cleanup() {
       // The receiver goes first, so attempts hanging on it end now rather than at their timeout.
       try {

@@ -2,11 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '@esim/errors';
-import { isId } from '@esim/ids';
+import { accountIdOf, isId, partnerIdOf } from '@esim/ids';
 import { deliveryStatuses } from '@esim/vocabulary';
 import { auditContextOf } from '../../auth/adminAuth.js';
 import type { WebhooksClient } from '../../backends.js';
 import { component } from '../../http/components.js';
+import { livemodeParam } from '../../http/modeQuery.js';
 import { pageOf, pageQuery, pagination, problems } from '../../http/schemas.js';
 import { adminWebhookDeliveryView, toAdminWebhookDeliveryView } from '../../views/webhookDeliveries.js';
 
@@ -23,18 +24,26 @@ export function adminWebhookDeliveryRoutes(app: FastifyInstance, { webhooks }: {
       schema: {
         tags,
         summary: 'Webhook deliveries of every partner, newest first',
+        description: 'Live deliveries only, unless `livemode=false` (then test-mode ones only, §14); with `partnerId`, that partner’s account of the mode.',
         querystring: z.strictObject({
           partnerId: z.string().min(1).max(64).optional().describe('Only this partner’s deliveries'),
           endpointId: z.string().max(64).optional().describe('Only the deliveries to this endpoint (whe_…)'),
           status: z.enum(deliveryStatuses).optional(),
+          livemode: livemodeParam.describe('false: test-mode deliveries (§14); absent or true: live ones'),
           ...pageQuery(),
         }),
         response: { 200: deliveryPage, ...problems(400, 401, 503) },
       },
     },
     async (request) => {
-      const { partnerId, endpointId, status, page, limit } = request.query;
-      const result = await webhooks.listDeliveries({ partnerId: partnerId ?? '', endpointId: endpointId ?? '', status: status ?? '', page: { page, limit } });
+      const { partnerId, endpointId, status, livemode, page, limit } = request.query;
+      const result = await webhooks.listDeliveries({
+        partnerId: partnerId ? accountIdOf(partnerIdOf(partnerId), livemode) : '',
+        livemode,
+        endpointId: endpointId ?? '',
+        status: status ?? '',
+        page: { page, limit },
+      });
       return { data: result.deliveries.map(toAdminWebhookDeliveryView), pagination: pagination(page, limit, result.total) };
     },
   );

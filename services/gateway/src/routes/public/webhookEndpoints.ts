@@ -2,10 +2,11 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '@esim/errors';
-import { isId } from '@esim/ids';
+import { accountIdOf, isId, partnerIdOf } from '@esim/ids';
 import { auditContextOf } from '../../auth/adminAuth.js';
 import type { WebhooksClient } from '../../backends.js';
 import { component } from '../../http/components.js';
+import { livemodeParam } from '../../http/modeQuery.js';
 import { problems, type problemSchema } from '../../http/schemas.js';
 import {
   createEndpointBody,
@@ -22,6 +23,8 @@ import { accountOf, type PartnerDoors } from '../partnerDoors.js';
 
 const endpointList = component(z.object({ data: z.array(webhookEndpointView) }), 'WebhookEndpointList', 'both');
 const recoverAccepted = component(z.object({ queued: z.number().int().describe('Deliveries queued again') }), 'WebhookRecoverAccepted', 'both');
+/** The admin twins' mode; the portal door adds its own `?livemode` to portal routes and resolves the account itself. */
+const adminModeQuery = z.strictObject({ livemode: livemodeParam.describe('false: the test-mode endpoints (§14); absent or true: the live ones') });
 const testAccepted = component(z.object({ eventId: z.string().describe('evt_…: the id the test webhook will carry') }), 'WebhookEndpointTestAccepted', 'both');
 
 /** Who the routes act for: the portal's partner (JWT), or an operator naming the partner in the path. */
@@ -32,7 +35,16 @@ interface Surface {
   onRequest?: unknown;
   problems: Record<number, typeof problemSchema>;
   tags: string[];
+  /** The owner: endpoints by id are reached through either of its accounts (the id names the mode). */
   partnerOf(request: FastifyRequest): string;
+  /**
+   * The account a list or a create acts on: `livemode` when the request
+   * names one (the create body), else the surface's own mode (the portal
+   * door's `?livemode`, the admin twins' query), live by default.
+   */
+  accountOf(request: FastifyRequest, livemode: boolean | undefined): string;
+  /** Admin only: the list's own mode parameter (the portal door brings its own). */
+  listQuery?: typeof adminModeQuery;
   auditOf(request: FastifyRequest): { operator: string; requestId: string } | undefined;
   /** The portal's test events share one budget per partner with POST /partner/me/webhook/test (§3: 10 a minute). */
   testLimit?: RateLimit;
@@ -51,7 +63,12 @@ export function webhookEndpointRoutes(
     onRequest: door.onRequest,
     problems: door.problems,
     tags: ['Portal'],
-    partnerOf: (request) => accountOf(request).partnerId,
+    // The owner: a JWT reaches both of the partner's accounts; the door's ?livemode picks one, or the endpoint id names it.
+    partnerOf: (request) => partnerIdOf(accountOf(request).partnerId),
+    accountOf: (request, livemode) => {
+      const account = accountOf(request);
+      return livemode === undefined ? account.partnerId : accountIdOf(partnerIdOf(account.partnerId), livemode);
+    },
     auditOf: () => undefined,
     ...(testLimit ? { testLimit } : {}),
   });
@@ -64,13 +81,22 @@ export function adminWebhookEndpointRoutes(app: FastifyInstance, { webhooks, all
     params: z.object({ id: z.string().min(1) }),
     problems: problems(401, 503),
     tags: ['Webhook endpoints'],
-    partnerOf: (request) => {
-      const { id } = request.params as { id: string };
-      if (!isId('ptn', id)) throw new AppError('PARTNER_NOT_FOUND', `No partner ${id.slice(0, 64)}.`);
-      return id;
+    partnerOf: operatorPartnerOf,
+    accountOf: (request, livemode) => {
+      // The list's query is validated to a boolean; elsewhere the body's livemode (or live) decides.
+      const listed = (request.query as { livemode?: unknown } | undefined)?.livemode;
+      return accountIdOf(operatorPartnerOf(request), livemode ?? listed !== false);
     },
+    listQuery: adminModeQuery,
     auditOf: auditContextOf,
   });
+}
+
+/** The partner an operator names in the path (a live partner id; the mode is a parameter). */
+function operatorPartnerOf(request: FastifyRequest): string {
+  const { id } = request.params as { id: string };
+  if (!isId('ptn', id)) throw new AppError('PARTNER_NOT_FOUND', `No partner ${id.slice(0, 64)}.`);
+  return id;
 }
 
 function endpointRoutes(app: FastifyInstance, webhooks: WebhooksClient, allowInsecure: boolean, surface: Surface): void {
@@ -90,15 +116,19 @@ function endpointRoutes(app: FastifyInstance, webhooks: WebhooksClient, allowIns
     {
       schema: {
         tags,
-        summary: 'Webhook endpoints, oldest first',
-        description: 'Every receiver events go to; the primary one is the `webhookUrl` (listed while it is set).',
+        summary: 'Webhook endpoints of one mode, oldest first',
+        description:
+          'Every receiver events of the mode go to; the primary one is the `webhookUrl` (listed while it is set). `?livemode=false`: the test-mode endpoints, whose primary one is the `testWebhookUrl` (§14).',
         ...common,
         params: surface.params,
-        response: { 200: endpointList, ...problems(404), ...surface.problems },
+        ...(surface.listQuery ? { querystring: surface.listQuery } : {}),
+        response: { 200: endpointList, ...problems(400, 404), ...surface.problems },
       },
       ...hooks,
     },
-    async (request) => ({ data: (await webhooks.listEndpoints({ partnerId: surface.partnerOf(request) })).endpoints.map(toWebhookEndpointView) }),
+    async (request) => ({
+      data: (await webhooks.listEndpoints({ partnerId: surface.accountOf(request, undefined) })).endpoints.map(toWebhookEndpointView),
+    }),
   );
 
   typed.post(
@@ -107,7 +137,8 @@ function endpointRoutes(app: FastifyInstance, webhooks: WebhooksClient, allowIns
       schema: {
         tags,
         summary: 'Add a webhook endpoint',
-        description: 'At most 10 per mode (the primary one counted). The answer carries the endpoint’s own signing secret, shown this once.',
+        description:
+          'At most 10 per mode (the primary one counted). `livemode: false` adds a test-mode endpoint, which receives test events only (§14); absent, the mode of the request (live, or test with `?livemode=false` in the portal). The answer carries the endpoint’s own signing secret, shown this once.',
         ...common,
         params: surface.params,
         body: createEndpointBody(allowInsecure),
@@ -116,9 +147,9 @@ function endpointRoutes(app: FastifyInstance, webhooks: WebhooksClient, allowIns
       ...hooks,
     },
     async (request, reply) => {
-      const { url, description, eventTypes, enabled } = request.body;
+      const { url, description, eventTypes, enabled, livemode } = request.body;
       const created = await webhooks.createEndpoint({
-        partnerId: surface.partnerOf(request),
+        partnerId: surface.accountOf(request, livemode),
         url,
         description: description ?? '',
         ...eventTypesMessage(eventTypes),

@@ -31,7 +31,8 @@ export function webhookRoutes(app: FastifyInstance, { webhooks, doors, testLimit
       schema: {
         tags,
         summary: 'Your webhook deliveries, newest first',
-        description: 'One delivery per event and endpoint, with its attempts, last status code, last error and next attempt time.',
+        description:
+          'One delivery per event and endpoint, with its attempts, last status code, last error and next attempt time. Live deliveries unless `livemode=false`, which lists the test-mode ones (§14).',
         security: door.security,
         querystring: z.strictObject({
           status: z.enum(deliveryStatuses).optional(),
@@ -44,6 +45,7 @@ export function webhookRoutes(app: FastifyInstance, { webhooks, doors, testLimit
     },
     async (request) => {
       const { status, endpointId, page, limit } = request.query;
+      // The portal door's ?livemode=false made the account the test one (§14): its log is of that mode alone.
       const result = await webhooks.listDeliveries({ partnerId: accountOf(request).partnerId, endpointId: endpointId ?? '', status: status ?? '', page: { page, limit } });
       return { data: result.deliveries.map(toWebhookDeliveryView), pagination: pagination(page, limit, result.total) };
     },
@@ -55,14 +57,16 @@ export function webhookRoutes(app: FastifyInstance, { webhooks, doors, testLimit
       schema: {
         tags,
         summary: 'Send yourself a test webhook',
-        description: 'Queues a `webhook.test` event, signed and retried like every event, and listed in your delivery log.',
+        description:
+          'Queues a `webhook.test` event, signed and retried like every event, and listed in your delivery log. `?livemode=false`: a test-mode `webhook.test` (`livemode: false`), sent to your test endpoints (the `testWebhookUrl`, signed with the test signing secret) and listed with `livemode=false`.',
         security: door.security,
-        response: { 202: testEventAccepted, ...problems(429), ...door.problems },
+        response: { 202: testEventAccepted, ...problems(400, 429), ...door.problems },
       },
       onRequest: door.onRequest,
       // Counted without touching the portal's RateLimit-* headers, which stay the per-partner portal quota's.
       preHandler: async (request, reply) => testLimit?.countAttempt(accountOf(request).partnerId, reply, 'At most 10 test webhooks a minute; retry later.'),
     },
+    // The account is the test one with ?livemode=false (the portal door): the event is a test event, to the test endpoints.
     async (request, reply) => reply.code(202).send({ eventId: (await webhooks.sendTestEvent({ partnerId: accountOf(request).partnerId })).eventId }),
   );
 }

@@ -10,7 +10,103 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file provisioning/v1/provisioning.proto.
  */
 export const file_provisioning_v1_provisioning: GenFile = /*@__PURE__*/
-  fileDesc("CiJwcm92aXNpb25pbmcvdjEvcHJvdmlzaW9uaW5nLnByb3RvEg9wcm92aXNpb25pbmcudjEiNwoTU2V0U3VzcGVuZGVkUmVxdWVzdBINCgVpY2NpZBgBIAEoCRIRCglzdXNwZW5kZWQYAiABKAgibgoUU2V0U3VzcGVuZGVkUmVzcG9uc2USMwoHb3V0Y29tZRgBIAEoDjIiLnByb3Zpc2lvbmluZy52MS5TdXNwZW5zaW9uT3V0Y29tZRIRCglzdXNwZW5kZWQYAiABKAgSDgoGZGV0YWlsGAMgASgJIioKFkdldFByb3Zpc2lvbmluZ1JlcXVlc3QSEAoIb3JkZXJfaWQYASABKAkigAEKD1Byb3Zpc2lvbmVkRXNpbRIaChJzdXBwbGllcl9yZWZlcmVuY2UYASABKAkSDQoFaWNjaWQYAiABKAkSFAoMc21kcF9hZGRyZXNzGAMgASgJEhMKC21hdGNoaW5nX2lkGAQgASgJEhcKD2FjdGl2YXRpb25fY29kZRgFIAEoCSKUAQoXR2V0UHJvdmlzaW9uaW5nUmVzcG9uc2USMQoFc3RhdGUYASABKA4yIi5wcm92aXNpb25pbmcudjEuUHJvdmlzaW9uaW5nU3RhdGUSLgoEZXNpbRgCIAEoCzIgLnByb3Zpc2lvbmluZy52MS5Qcm92aXNpb25lZEVzaW0SFgoOZmFpbHVyZV9yZWFzb24YAyABKAkiTQoTUmV2b2tlQnVuZGxlUmVxdWVzdBIRCglyZWZlcmVuY2UYASABKAkSDQoFaWNjaWQYAiABKAkSFAoMZmlyc3RfYnVuZGxlGAMgASgIIlcKFFJldm9rZUJ1bmRsZVJlc3BvbnNlEi8KB291dGNvbWUYASABKA4yHi5wcm92aXNpb25pbmcudjEuUmV2b2tlT3V0Y29tZRIOCgZkZXRhaWwYAiABKAkqfAoRU3VzcGVuc2lvbk91dGNvbWUSIgoeU1VTUEVOU0lPTl9PVVRDT01FX1VOU1BFQ0lGSUVEEAASGwoXU1VTUEVOU0lPTl9PVVRDT01FX0RPTkUQARImCiJTVVNQRU5TSU9OX09VVENPTUVfTk9UX1NVU1BFTkRBQkxFEAIqvAEKEVByb3Zpc2lvbmluZ1N0YXRlEiIKHlBST1ZJU0lPTklOR19TVEFURV9VTlNQRUNJRklFRBAAEh4KGlBST1ZJU0lPTklOR19TVEFURV9VTktOT1dOEAESIgoeUFJPVklTSU9OSU5HX1NUQVRFX0lOX1BST0dSRVNTEAISIAocUFJPVklTSU9OSU5HX1NUQVRFX1NVQ0NFRURFRBADEh0KGVBST1ZJU0lPTklOR19TVEFURV9GQUlMRUQQBCqNAQoNUmV2b2tlT3V0Y29tZRIeChpSRVZPS0VfT1VUQ09NRV9VTlNQRUNJRklFRBAAEhoKFlJFVk9LRV9PVVRDT01FX1JFVk9LRUQQARIgChxSRVZPS0VfT1VUQ09NRV9OT1RfUkVWT0tBQkxFEAISHgoaUkVWT0tFX09VVENPTUVfVU5DT05GSVJNRUQQAzK1AgoTUHJvdmlzaW9uaW5nU2VydmljZRJbCgxSZXZva2VCdW5kbGUSJC5wcm92aXNpb25pbmcudjEuUmV2b2tlQnVuZGxlUmVxdWVzdBolLnByb3Zpc2lvbmluZy52MS5SZXZva2VCdW5kbGVSZXNwb25zZRJkCg9HZXRQcm92aXNpb25pbmcSJy5wcm92aXNpb25pbmcudjEuR2V0UHJvdmlzaW9uaW5nUmVxdWVzdBooLnByb3Zpc2lvbmluZy52MS5HZXRQcm92aXNpb25pbmdSZXNwb25zZRJbCgxTZXRTdXNwZW5kZWQSJC5wcm92aXNpb25pbmcudjEuU2V0U3VzcGVuZGVkUmVxdWVzdBolLnByb3Zpc2lvbmluZy52MS5TZXRTdXNwZW5kZWRSZXNwb25zZWIGcHJvdG8z");
+  fileDesc("CiJwcm92aXNpb25pbmcvdjEvcHJvdmlzaW9uaW5nLnByb3RvEg9wcm92aXNpb25pbmcudjEifAoWQ29udHJvbFRlc3RFc2ltUmVxdWVzdBISCgphY2NvdW50X2lkGAEgASgJEg0KBWljY2lkGAIgASgJEi8KBmFjdGlvbhgDIAEoDjIfLnByb3Zpc2lvbmluZy52MS5UZXN0RXNpbUFjdGlvbhIOCgZhZGRfbWIYBCABKAUiSgoPU2ltdWxhdGVkQnVuZGxlEhEKCXJlZmVyZW5jZRgBIAEoCRIUCgxkYXRhX3VzZWRfbWIYAiABKAUSDgoGc3RhdHVzGAMgASgJIlwKF0NvbnRyb2xUZXN0RXNpbVJlc3BvbnNlEg4KBnN0YXR1cxgBIAEoCRIxCgdidW5kbGVzGAIgAygLMiAucHJvdmlzaW9uaW5nLnYxLlNpbXVsYXRlZEJ1bmRsZSJLChNTZXRTdXNwZW5kZWRSZXF1ZXN0Eg0KBWljY2lkGAEgASgJEhEKCXN1c3BlbmRlZBgCIAEoCBISCgphY2NvdW50X2lkGAMgASgJIm4KFFNldFN1c3BlbmRlZFJlc3BvbnNlEjMKB291dGNvbWUYASABKA4yIi5wcm92aXNpb25pbmcudjEuU3VzcGVuc2lvbk91dGNvbWUSEQoJc3VzcGVuZGVkGAIgASgIEg4KBmRldGFpbBgDIAEoCSI+ChZHZXRQcm92aXNpb25pbmdSZXF1ZXN0EhAKCG9yZGVyX2lkGAEgASgJEhIKCmFjY291bnRfaWQYAiABKAkigAEKD1Byb3Zpc2lvbmVkRXNpbRIaChJzdXBwbGllcl9yZWZlcmVuY2UYASABKAkSDQoFaWNjaWQYAiABKAkSFAoMc21kcF9hZGRyZXNzGAMgASgJEhMKC21hdGNoaW5nX2lkGAQgASgJEhcKD2FjdGl2YXRpb25fY29kZRgFIAEoCSKUAQoXR2V0UHJvdmlzaW9uaW5nUmVzcG9uc2USMQoFc3RhdGUYASABKA4yIi5wcm92aXNpb25pbmcudjEuUHJvdmlzaW9uaW5nU3RhdGUSLgoEZXNpbRgCIAEoCzIgLnByb3Zpc2lvbmluZy52MS5Qcm92aXNpb25lZEVzaW0SFgoOZmFpbHVyZV9yZWFzb24YAyABKAkiYQoTUmV2b2tlQnVuZGxlUmVxdWVzdBIRCglyZWZlcmVuY2UYASABKAkSDQoFaWNjaWQYAiABKAkSFAoMZmlyc3RfYnVuZGxlGAMgASgIEhIKCmFjY291bnRfaWQYBCABKAkiVwoUUmV2b2tlQnVuZGxlUmVzcG9uc2USLwoHb3V0Y29tZRgBIAEoDjIeLnByb3Zpc2lvbmluZy52MS5SZXZva2VPdXRjb21lEg4KBmRldGFpbBgCIAEoCSqmAQoOVGVzdEVzaW1BY3Rpb24SIAocVEVTVF9FU0lNX0FDVElPTl9VTlNQRUNJRklFRBAAEhwKGFRFU1RfRVNJTV9BQ1RJT05fSU5TVEFMTBABEhoKFlRFU1RfRVNJTV9BQ1RJT05fVVNBR0UQAhIbChdURVNUX0VTSU1fQUNUSU9OX0VYUElSRRADEhsKF1RFU1RfRVNJTV9BQ1RJT05fREVMRVRFEAQqfAoRU3VzcGVuc2lvbk91dGNvbWUSIgoeU1VTUEVOU0lPTl9PVVRDT01FX1VOU1BFQ0lGSUVEEAASGwoXU1VTUEVOU0lPTl9PVVRDT01FX0RPTkUQARImCiJTVVNQRU5TSU9OX09VVENPTUVfTk9UX1NVU1BFTkRBQkxFEAIqvAEKEVByb3Zpc2lvbmluZ1N0YXRlEiIKHlBST1ZJU0lPTklOR19TVEFURV9VTlNQRUNJRklFRBAAEh4KGlBST1ZJU0lPTklOR19TVEFURV9VTktOT1dOEAESIgoeUFJPVklTSU9OSU5HX1NUQVRFX0lOX1BST0dSRVNTEAISIAocUFJPVklTSU9OSU5HX1NUQVRFX1NVQ0NFRURFRBADEh0KGVBST1ZJU0lPTklOR19TVEFURV9GQUlMRUQQBCqNAQoNUmV2b2tlT3V0Y29tZRIeChpSRVZPS0VfT1VUQ09NRV9VTlNQRUNJRklFRBAAEhoKFlJFVk9LRV9PVVRDT01FX1JFVk9LRUQQARIgChxSRVZPS0VfT1VUQ09NRV9OT1RfUkVWT0tBQkxFEAISHgoaUkVWT0tFX09VVENPTUVfVU5DT05GSVJNRUQQAzKbAwoTUHJvdmlzaW9uaW5nU2VydmljZRJbCgxSZXZva2VCdW5kbGUSJC5wcm92aXNpb25pbmcudjEuUmV2b2tlQnVuZGxlUmVxdWVzdBolLnByb3Zpc2lvbmluZy52MS5SZXZva2VCdW5kbGVSZXNwb25zZRJkCg9HZXRQcm92aXNpb25pbmcSJy5wcm92aXNpb25pbmcudjEuR2V0UHJvdmlzaW9uaW5nUmVxdWVzdBooLnByb3Zpc2lvbmluZy52MS5HZXRQcm92aXNpb25pbmdSZXNwb25zZRJbCgxTZXRTdXNwZW5kZWQSJC5wcm92aXNpb25pbmcudjEuU2V0U3VzcGVuZGVkUmVxdWVzdBolLnByb3Zpc2lvbmluZy52MS5TZXRTdXNwZW5kZWRSZXNwb25zZRJkCg9Db250cm9sVGVzdEVzaW0SJy5wcm92aXNpb25pbmcudjEuQ29udHJvbFRlc3RFc2ltUmVxdWVzdBooLnByb3Zpc2lvbmluZy52MS5Db250cm9sVGVzdEVzaW1SZXNwb25zZWIGcHJvdG8z");
+
+/**
+ * @generated from message provisioning.v1.ControlTestEsimRequest
+ */
+export type ControlTestEsimRequest = Message<"provisioning.v1.ControlTestEsimRequest"> & {
+  /**
+   * The test account (ptn_X_test) the eSIM belongs to.
+   *
+   * @generated from field: string account_id = 1;
+   */
+  accountId: string;
+
+  /**
+   * @generated from field: string iccid = 2;
+   */
+  iccid: string;
+
+  /**
+   * @generated from field: provisioning.v1.TestEsimAction action = 3;
+   */
+  action: TestEsimAction;
+
+  /**
+   * USAGE only: megabytes used, a positive integer.
+   *
+   * @generated from field: int32 add_mb = 4;
+   */
+  addMb: number;
+};
+
+/**
+ * Describes the message provisioning.v1.ControlTestEsimRequest.
+ * Use `create(ControlTestEsimRequestSchema)` to create a new message.
+ */
+export const ControlTestEsimRequestSchema: GenMessage<ControlTestEsimRequest> = /*@__PURE__*/
+  messageDesc(file_provisioning_v1_provisioning, 0);
+
+/**
+ * One bundle as the simulator holds it after the action.
+ *
+ * @generated from message provisioning.v1.SimulatedBundle
+ */
+export type SimulatedBundle = Message<"provisioning.v1.SimulatedBundle"> & {
+  /**
+   * The order id that bought it.
+   *
+   * @generated from field: string reference = 1;
+   */
+  reference: string;
+
+  /**
+   * @generated from field: int32 data_used_mb = 2;
+   */
+  dataUsedMb: number;
+
+  /**
+   * queued, active, depleted, expired, cancelled.
+   *
+   * @generated from field: string status = 3;
+   */
+  status: string;
+};
+
+/**
+ * Describes the message provisioning.v1.SimulatedBundle.
+ * Use `create(SimulatedBundleSchema)` to create a new message.
+ */
+export const SimulatedBundleSchema: GenMessage<SimulatedBundle> = /*@__PURE__*/
+  messageDesc(file_provisioning_v1_provisioning, 1);
+
+/**
+ * The simulator's view of the eSIM after the action: what the platform's
+ * eSIM view converges to once the notifications are applied.
+ *
+ * @generated from message provisioning.v1.ControlTestEsimResponse
+ */
+export type ControlTestEsimResponse = Message<"provisioning.v1.ControlTestEsimResponse"> & {
+  /**
+   * allocated, released, installed, deleted, revoked, cancelled.
+   *
+   * @generated from field: string status = 1;
+   */
+  status: string;
+
+  /**
+   * @generated from field: repeated provisioning.v1.SimulatedBundle bundles = 2;
+   */
+  bundles: SimulatedBundle[];
+};
+
+/**
+ * Describes the message provisioning.v1.ControlTestEsimResponse.
+ * Use `create(ControlTestEsimResponseSchema)` to create a new message.
+ */
+export const ControlTestEsimResponseSchema: GenMessage<ControlTestEsimResponse> = /*@__PURE__*/
+  messageDesc(file_provisioning_v1_provisioning, 2);
 
 /**
  * @generated from message provisioning.v1.SetSuspendedRequest
@@ -25,6 +121,14 @@ export type SetSuspendedRequest = Message<"provisioning.v1.SetSuspendedRequest">
    * @generated from field: bool suspended = 2;
    */
   suspended: boolean;
+
+  /**
+   * The eSIM's account (ptn_X or ptn_X_test): its mode picks the upstream
+   * (contract §14). Empty: live.
+   *
+   * @generated from field: string account_id = 3;
+   */
+  accountId: string;
 };
 
 /**
@@ -32,7 +136,7 @@ export type SetSuspendedRequest = Message<"provisioning.v1.SetSuspendedRequest">
  * Use `create(SetSuspendedRequestSchema)` to create a new message.
  */
 export const SetSuspendedRequestSchema: GenMessage<SetSuspendedRequest> = /*@__PURE__*/
-  messageDesc(file_provisioning_v1_provisioning, 0);
+  messageDesc(file_provisioning_v1_provisioning, 3);
 
 /**
  * @generated from message provisioning.v1.SetSuspendedResponse
@@ -63,7 +167,7 @@ export type SetSuspendedResponse = Message<"provisioning.v1.SetSuspendedResponse
  * Use `create(SetSuspendedResponseSchema)` to create a new message.
  */
 export const SetSuspendedResponseSchema: GenMessage<SetSuspendedResponse> = /*@__PURE__*/
-  messageDesc(file_provisioning_v1_provisioning, 1);
+  messageDesc(file_provisioning_v1_provisioning, 4);
 
 /**
  * @generated from message provisioning.v1.GetProvisioningRequest
@@ -73,6 +177,13 @@ export type GetProvisioningRequest = Message<"provisioning.v1.GetProvisioningReq
    * @generated from field: string order_id = 1;
    */
   orderId: string;
+
+  /**
+   * The order's account: its mode picks the upstream asked again. Empty: live.
+   *
+   * @generated from field: string account_id = 2;
+   */
+  accountId: string;
 };
 
 /**
@@ -80,7 +191,7 @@ export type GetProvisioningRequest = Message<"provisioning.v1.GetProvisioningReq
  * Use `create(GetProvisioningRequestSchema)` to create a new message.
  */
 export const GetProvisioningRequestSchema: GenMessage<GetProvisioningRequest> = /*@__PURE__*/
-  messageDesc(file_provisioning_v1_provisioning, 2);
+  messageDesc(file_provisioning_v1_provisioning, 5);
 
 /**
  * The fields of provisioning.succeeded, order id aside.
@@ -119,7 +230,7 @@ export type ProvisionedEsim = Message<"provisioning.v1.ProvisionedEsim"> & {
  * Use `create(ProvisionedEsimSchema)` to create a new message.
  */
 export const ProvisionedEsimSchema: GenMessage<ProvisionedEsim> = /*@__PURE__*/
-  messageDesc(file_provisioning_v1_provisioning, 3);
+  messageDesc(file_provisioning_v1_provisioning, 6);
 
 /**
  * @generated from message provisioning.v1.GetProvisioningResponse
@@ -150,7 +261,7 @@ export type GetProvisioningResponse = Message<"provisioning.v1.GetProvisioningRe
  * Use `create(GetProvisioningResponseSchema)` to create a new message.
  */
 export const GetProvisioningResponseSchema: GenMessage<GetProvisioningResponse> = /*@__PURE__*/
-  messageDesc(file_provisioning_v1_provisioning, 4);
+  messageDesc(file_provisioning_v1_provisioning, 7);
 
 /**
  * @generated from message provisioning.v1.RevokeBundleRequest
@@ -174,6 +285,13 @@ export type RevokeBundleRequest = Message<"provisioning.v1.RevokeBundleRequest">
    * @generated from field: bool first_bundle = 3;
    */
   firstBundle: boolean;
+
+  /**
+   * The order's account: its mode picks the upstream (contract §14). Empty: live.
+   *
+   * @generated from field: string account_id = 4;
+   */
+  accountId: string;
 };
 
 /**
@@ -181,7 +299,7 @@ export type RevokeBundleRequest = Message<"provisioning.v1.RevokeBundleRequest">
  * Use `create(RevokeBundleRequestSchema)` to create a new message.
  */
 export const RevokeBundleRequestSchema: GenMessage<RevokeBundleRequest> = /*@__PURE__*/
-  messageDesc(file_provisioning_v1_provisioning, 5);
+  messageDesc(file_provisioning_v1_provisioning, 8);
 
 /**
  * @generated from message provisioning.v1.RevokeBundleResponse
@@ -205,7 +323,43 @@ export type RevokeBundleResponse = Message<"provisioning.v1.RevokeBundleResponse
  * Use `create(RevokeBundleResponseSchema)` to create a new message.
  */
 export const RevokeBundleResponseSchema: GenMessage<RevokeBundleResponse> = /*@__PURE__*/
-  messageDesc(file_provisioning_v1_provisioning, 6);
+  messageDesc(file_provisioning_v1_provisioning, 9);
+
+/**
+ * @generated from enum provisioning.v1.TestEsimAction
+ */
+export enum TestEsimAction {
+  /**
+   * @generated from enum value: TEST_ESIM_ACTION_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: TEST_ESIM_ACTION_INSTALL = 1;
+   */
+  INSTALL = 1,
+
+  /**
+   * @generated from enum value: TEST_ESIM_ACTION_USAGE = 2;
+   */
+  USAGE = 2,
+
+  /**
+   * @generated from enum value: TEST_ESIM_ACTION_EXPIRE = 3;
+   */
+  EXPIRE = 3,
+
+  /**
+   * @generated from enum value: TEST_ESIM_ACTION_DELETE = 4;
+   */
+  DELETE = 4,
+}
+
+/**
+ * Describes the enum provisioning.v1.TestEsimAction.
+ */
+export const TestEsimActionSchema: GenEnum<TestEsimAction> = /*@__PURE__*/
+  enumDesc(file_provisioning_v1_provisioning, 0);
 
 /**
  * @generated from enum provisioning.v1.SuspensionOutcome
@@ -231,7 +385,7 @@ export enum SuspensionOutcome {
  * Describes the enum provisioning.v1.SuspensionOutcome.
  */
 export const SuspensionOutcomeSchema: GenEnum<SuspensionOutcome> = /*@__PURE__*/
-  enumDesc(file_provisioning_v1_provisioning, 0);
+  enumDesc(file_provisioning_v1_provisioning, 1);
 
 /**
  * @generated from enum provisioning.v1.ProvisioningState
@@ -273,7 +427,7 @@ export enum ProvisioningState {
  * Describes the enum provisioning.v1.ProvisioningState.
  */
 export const ProvisioningStateSchema: GenEnum<ProvisioningState> = /*@__PURE__*/
-  enumDesc(file_provisioning_v1_provisioning, 1);
+  enumDesc(file_provisioning_v1_provisioning, 2);
 
 /**
  * @generated from enum provisioning.v1.RevokeOutcome
@@ -308,7 +462,7 @@ export enum RevokeOutcome {
  * Describes the enum provisioning.v1.RevokeOutcome.
  */
 export const RevokeOutcomeSchema: GenEnum<RevokeOutcome> = /*@__PURE__*/
-  enumDesc(file_provisioning_v1_provisioning, 2);
+  enumDesc(file_provisioning_v1_provisioning, 3);
 
 /**
  * The supplier calls that must answer synchronously (every other one runs
@@ -361,6 +515,21 @@ export const ProvisioningService: GenService<{
     methodKind: "unary";
     input: typeof SetSuspendedRequestSchema;
     output: typeof SetSuspendedResponseSchema;
+  },
+  /**
+   * Test mode's helpers (contract §14): drives the test-mode simulator's
+   * control API (§13) for one eSIM of a test account, and answers once the
+   * simulator's notifications were accepted by the platform. A live account:
+   * TEST_MODE_ONLY; an ICCID the simulator never issued: ESIM_NOT_FOUND; the
+   * simulator unreachable, or the platform refusing a notification:
+   * UNAVAILABLE.
+   *
+   * @generated from rpc provisioning.v1.ProvisioningService.ControlTestEsim
+   */
+  controlTestEsim: {
+    methodKind: "unary";
+    input: typeof ControlTestEsimRequestSchema;
+    output: typeof ControlTestEsimResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_provisioning_v1_provisioning, 0);
