@@ -86,6 +86,20 @@ export async function pruneOutbox(db: Queryable, schema: string, batch: number):
 }
 
 /**
+ * The event tables' retention (§11, docs/retention.md), in the shape of the
+ * service's retention job (`@esim/service` runs it for every schema, with or
+ * without a relay: a service that only consumes still records what it
+ * processed). Published rows first: they are the ones a burst leaves.
+ */
+export function eventTablesRetention(schema: string): Array<{ table: string; prune(db: Queryable, batch: number): Promise<number> }> {
+  plainIdentifier(schema);
+  return [
+    { table: `${schema}.outbox`, prune: (db, batch) => pruneOutbox(db, schema, batch) },
+    { table: `${schema}.processed_events`, prune: (db, batch) => pruneProcessedEvents(db, schema, batch) },
+  ];
+}
+
+/**
  * Contract §11 retention: a consumer's record of an event is needed while the
  * event can come back: JetStream keeps a stream's messages at most 7 days and
  * the dead letters (redriven with the same event id) 30, so 35 days. Deletes
@@ -149,8 +163,6 @@ export function startOutboxRelay(options: {
   /** Poll interval while one does (the safety net). */
   idlePollMs?: number;
   batchSize?: number;
-  /** How often published rows and old consumers' records are pruned. */
-  pruneEveryMs?: number;
 }): OutboxRelay {
   const { pool, schema, nc, ns, logger } = options;
   const pollMs = options.pollMs ?? 100;
@@ -158,11 +170,6 @@ export function startOutboxRelay(options: {
   const batchSize = options.batchSize ?? 100;
   const js = jetstream(nc);
   let stopped = false;
-  // Published rows are kept a day (for operators), consumers' records 35 days; pruned every ten minutes,
-  // at most pruneMaxBatches × pruneBatch rows of each a run (a million: more than ten minutes of any traffic).
-  const pruneEveryMs = options.pruneEveryMs ?? 600_000;
-  const pruneBatch = 5_000;
-  const pruneMaxBatches = 200;
 
   const registration = { pool, schema };
   runningRelays.add(registration);
@@ -232,21 +239,6 @@ export function startOutboxRelay(options: {
   const anyUnpublished = async () =>
     (await pool.query<{ any: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${schema}.outbox WHERE published_at IS NULL) AS any`)).rows[0]?.any === true;
 
-  // Retention (§11, docs/retention.md) runs beside the relay, never inside its loop: a long prune must not hold
-  // back the events waiting to be published. Bounded batches, oldest first; stop() ends it after the statement in flight.
-  let pruning: Promise<void> = Promise.resolve();
-  const pruneTimer = setInterval(() => {
-    pruning = pruning.then(async () => {
-      try {
-        for (let i = 0; i < pruneMaxBatches && !stopped; i += 1) if ((await pruneOutbox(pool, schema, pruneBatch)) < pruneBatch) break;
-        for (let i = 0; i < pruneMaxBatches && !stopped; i += 1) if ((await pruneProcessedEvents(pool, schema, pruneBatch)) < pruneBatch) break;
-      } catch (error) {
-        logger.warn({ err: error, schema }, 'event tables retention failed; next run retries');
-      }
-    });
-  }, pruneEveryMs);
-  pruneTimer.unref();
-
   // A notification during a tick is remembered, so the event it announces never waits for the next poll.
   let notified = false;
   let wake: (() => void) | undefined;
@@ -287,10 +279,8 @@ export function startOutboxRelay(options: {
     async stop() {
       stopped = true;
       wake?.();
-      clearInterval(pruneTimer);
       runningRelays.delete(registration);
       await loop;
-      await pruning;
       await listener.stop();
     },
   };
