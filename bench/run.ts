@@ -1,8 +1,9 @@
 /**
  * `npm run bench`: every benchmark of the project, one after another. Never part of `npm test`.
  *
- *   npm run bench                         catalog (hot path), orders, startup
- *   npm run bench -- --only catalog       some of them (comma-separated: catalog, orders, startup, cost)
+ *   npm run bench                         catalog (hot path), orders, cost, history, startup
+ *   npm run bench -- --only catalog       some of them (comma-separated: catalog, orders, startup, cost, history)
+ *   npm run bench -- --only history       an order's reads on an empty database and with a million rows of history (bench/history.ts; BENCH_HISTORY_ROWS=100000 for a quick run)
  *   npm run bench -- --only cost          CPU per order and at rest, Postgres counters per order (bench/cost.ts)
  *   npm run bench -- --only rest          the platform at rest alone: three one-minute windows after one of quiet (bench/rest.ts; BENCH_REST_PROFILE=1 profiles it)
  *   npm run bench -- --settings production,noExporter   tracing settings of the catalog benchmark
@@ -18,6 +19,7 @@
 import { parseArgs } from 'node:util';
 import { catalogBenchmark, type SettingName } from './catalog.js';
 import { costBenchmark } from './cost.js';
+import { historyBenchmark } from './history.js';
 import { restBenchmark } from './rest.js';
 import { ordersBenchmark } from './orders.js';
 import { ordersClusterBenchmark } from './ordersCluster.js';
@@ -40,7 +42,7 @@ const { values } = parseArgs({
 });
 
 const list = (value: string | undefined) => value?.split(',').map((s) => s.trim()).filter(Boolean);
-const only = new Set(list(values.only) ?? ['catalog', 'orders', 'cost', 'startup']);
+const only = new Set(list(values.only) ?? ['catalog', 'orders', 'cost', 'history', 'startup']);
 const report = !values['no-report'];
 
 try {
@@ -58,6 +60,7 @@ try {
     }
     if (only.has('orders')) await ordersBenchmark();
     if (only.has('cost')) await costBenchmark({ mode: values.sources ? 'sources' : 'compiled', report });
+    if (only.has('history')) await historyBenchmark({ mode: values.sources ? 'sources' : 'compiled', report });
     if (only.has('rest')) await restBenchmark({ mode: values.sources ? 'sources' : 'compiled', report });
     if (only.has('orders-cluster')) await ordersClusterBenchmark({ report });
     if (only.has('startup')) await startupBenchmark({ ...(report ? {} : { reportFile: undefined }), ...(values.services ? { services: list(values.services) } : {}) });

@@ -2,7 +2,7 @@ export { events, streams, partnerOrderView, partnerEsimView, partnerBundleView, 
 export { namespace, type Namespace } from './namespace.js';
 export { onEveryReplica } from './everyReplica.js';
 export { connectNats, ensureStreams, natsConnectOptions, type NatsConnection, type NatsSecurity, type StreamOptions } from './nats.js';
-export { enqueueEvent, publishEvent, startOutboxRelay, type OutboxRelay } from './outbox.js';
+export { enqueueEvent, eventTablesRetention, publishEvent, pruneOutbox, pruneProcessedEvents, outboxRetentionDays, processedRetentionDays, startOutboxRelay, type OutboxRelay } from './outbox.js';
 export { startConsumer, exactlyOnce, defaultRetry, PermanentEventError, type ConsumerSpec, type RunningConsumer } from './consumer.js';
 export { retryDelayMs, shortestRetryDelayMs, type RetryPolicy } from './retry.js';
 export {

@@ -54,11 +54,67 @@ export async function publishEvent<T extends EventType>(nc: NatsConnection, ns: 
   return envelope.id;
 }
 
+/** Schema names are spliced into SQL text: only plain identifiers are accepted. */
+function plainIdentifier(schema: string): void {
+  if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`outbox schema "${schema}" is not a plain SQL identifier`);
+}
+
 /** The LISTEN/NOTIFY channel that wakes a schema's relay as soon as an event commits. */
 const outboxChannel = (schema: string) => `${schema}_outbox`;
 
 /** How long a consumer's record of an event is kept (longer than the dead letters' 30 days, which a redrive replays). */
 export const processedRetentionDays = 35;
+/** How long a published outbox row is kept (operators read what was published lately). */
+export const outboxRetentionDays = 1;
+
+/**
+ * Deletes up to `batch` outbox rows published more than a day ago. It reads
+ * only the `batch` oldest rows (by seq, the primary key): the relay
+ * publishes in seq order, so the old published rows are the head of the
+ * table, and a prune never walks the day of rows it keeps. An unpublished
+ * row is never deleted, however old.
+ */
+export async function pruneOutbox(db: Queryable, schema: string, batch: number): Promise<number> {
+  plainIdentifier(schema);
+  const { rowCount } = await db.query(
+    `DELETE FROM ${schema}.outbox WHERE seq IN (
+       SELECT seq FROM (SELECT seq, published_at FROM ${schema}.outbox ORDER BY seq LIMIT $1) head
+       WHERE published_at < now() - interval '${outboxRetentionDays} days')`,
+    [batch],
+  );
+  return rowCount ?? 0;
+}
+
+/**
+ * The event tables' retention (§11, docs/retention.md), in the shape of the
+ * service's retention job (`@esim/service` runs it for every schema, with or
+ * without a relay: a service that only consumes still records what it
+ * processed). Published rows first: they are the ones a burst leaves.
+ */
+export function eventTablesRetention(schema: string): Array<{ table: string; prune(db: Queryable, batch: number): Promise<number> }> {
+  plainIdentifier(schema);
+  return [
+    { table: `${schema}.outbox`, prune: (db, batch) => pruneOutbox(db, schema, batch) },
+    { table: `${schema}.processed_events`, prune: (db, batch) => pruneProcessedEvents(db, schema, batch) },
+  ];
+}
+
+/**
+ * Contract §11 retention: a consumer's record of an event is needed while the
+ * event can come back: JetStream keeps a stream's messages at most 7 days and
+ * the dead letters (redriven with the same event id) 30, so 35 days. Deletes
+ * up to `batch` of the oldest records past that (index processed_events_age).
+ */
+export async function pruneProcessedEvents(db: Queryable, schema: string, batch: number): Promise<number> {
+  plainIdentifier(schema);
+  const { rowCount } = await db.query(
+    `DELETE FROM ${schema}.processed_events WHERE (consumer, event_id) IN (
+       SELECT consumer, event_id FROM ${schema}.processed_events
+       WHERE processed_at < now() - interval '${processedRetentionDays} days' ORDER BY processed_at LIMIT $1)`,
+    [batch],
+  );
+  return rowCount ?? 0;
+}
 
 export interface OutboxRelay {
   stop(): Promise<void>;
@@ -114,14 +170,11 @@ export function startOutboxRelay(options: {
   const batchSize = options.batchSize ?? 100;
   const js = jetstream(nc);
   let stopped = false;
-  // Published rows are kept a day (for operators), consumers' records 35 days; pruned every ten minutes.
-  const pruneEveryMs = 600_000;
-  let prunedAt = Date.now();
 
   const registration = { pool, schema };
   runningRelays.add(registration);
 
-  if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`outbox schema "${schema}" is not a plain SQL identifier`);
+  plainIdentifier(schema);
   const table = `${schema}.outbox`;
   /**
    * One round trip opens the transaction, takes the relay's lock and claims
@@ -186,19 +239,6 @@ export function startOutboxRelay(options: {
   const anyUnpublished = async () =>
     (await pool.query<{ any: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${schema}.outbox WHERE published_at IS NULL) AS any`)).rows[0]?.any === true;
 
-  async function pruneIfDue(): Promise<void> {
-    if (Date.now() - prunedAt <= pruneEveryMs) return;
-    prunedAt = Date.now();
-    await pool.query(`DELETE FROM ${schema}.outbox WHERE published_at < now() - interval '1 day'`);
-    // Contract §11 retention: a consumer's record of an event is needed while the event can come back: JetStream
-    // keeps a stream's messages at most 7 days and the dead letters (redriven with the same event id) 30, so 35 days.
-    // At most 10 000 rows a round, so a backlog is worked off without one long statement.
-    await pool.query(
-      `DELETE FROM ${schema}.processed_events WHERE (consumer, event_id) IN (
-         SELECT consumer, event_id FROM ${schema}.processed_events WHERE processed_at < now() - interval '${processedRetentionDays} days' LIMIT 10000)`,
-    );
-  }
-
   // A notification during a tick is remembered, so the event it announces never waits for the next poll.
   let notified = false;
   let wake: (() => void) | undefined;
@@ -227,7 +267,6 @@ export function startOutboxRelay(options: {
       let count = 0;
       try {
         if (expectWork || (await anyUnpublished())) count = await tick();
-        await pruneIfDue();
       } catch (error) {
         logger.warn({ err: error, schema }, 'outbox relay tick failed; retrying');
       }

@@ -4,3 +4,4 @@ export { BootAborted } from './boot.js';
 export { startService, type RunningService } from './start.js';
 export { runService } from './run.js';
 export { grpcTlsFiles } from './tls.js';
+export { runRetention, startRetention, type RetentionLimits, type RetentionRule } from './retention.js';

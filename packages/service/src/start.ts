@@ -1,4 +1,4 @@
-import { connectNats, ensureStreams, exactlyOnce, namespace, startConsumer, startOutboxRelay, type NatsConnection } from '@esim/events';
+import { connectNats, ensureStreams, eventTablesRetention, exactlyOnce, namespace, startConsumer, startOutboxRelay, type NatsConnection } from '@esim/events';
 import { addService, platformAccess, startGrpcServer, testHarnessIdentity, type GrpcServer, type TlsFiles } from '@esim/grpc';
 import { createPool, type Pool } from '@esim/postgres';
 import { startHealthServer, type ReadinessCheck, type ShutdownStep } from '@esim/runtime';
@@ -6,7 +6,11 @@ import { createLogger, type Logger } from '@esim/telemetry';
 import { abortable, BootAborted, prepareSchema } from './boot.js';
 import type { ServiceContext, ServiceDefinition, Started, Stoppable } from './define.js';
 import type { BaseConfig } from './env.js';
+import { startRetention } from './retention.js';
 import { grpcTlsFiles } from './tls.js';
+
+/** How often every schema's event tables are pruned: each run deletes up to 500,000 rows of each, far more than ten minutes of traffic leave. */
+const eventTablesRetentionEveryMs = 600_000;
 
 export interface RunningService<C extends BaseConfig> {
   name: string;
@@ -163,6 +167,11 @@ export async function startService<C extends BaseConfig>(
     if (pg && definition.publishes?.length) {
       const relay = startOutboxRelay({ pool, schema: pg.schema, nc, ns, logger });
       owned.push({ name: 'outbox relay', run: () => relay.stop() });
+    }
+    if (pg) {
+      // Contract §11: published outbox rows go after a day, consumers' records after 35 days (docs/retention.md).
+      const retention = startRetention({ pool, logger, rules: eventTablesRetention(pg.schema), everyMs: eventTablesRetentionEveryMs });
+      owned.push({ name: 'event tables retention', run: () => retention.stop() });
     }
 
     const checks: ReadinessCheck[] = [

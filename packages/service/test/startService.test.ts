@@ -116,7 +116,7 @@ describe('closing', () => {
       }),
       { env: env(), logger },
     );
-    expect(app.shutdownSteps.map((step) => step.name)).toEqual(['readiness', 'consumer widget-maker', 'recorder', 'outbox relay', 'nats', 'postgres', 'health']);
+    expect(app.shutdownSteps.map((step) => step.name)).toEqual(['readiness', 'consumer widget-maker', 'recorder', 'outbox relay', 'event tables retention', 'nats', 'postgres', 'health']);
 
     const event: EventEnvelope<typeof type> = { id: newId('evt'), type, occurredAt: new Date().toISOString(), data: { planId: 'plan_in_flight', active: true } };
     await jetstream(infra.nc).publish(infra.ns.subject(type), JSON.stringify(event), { msgID: event.id });

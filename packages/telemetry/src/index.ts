@@ -6,3 +6,5 @@ export { readTelemetryConfig } from './config.js';
 export { resourceAttributes } from './resource.js';
 export { startRuntimeMetrics } from './runtimeMetrics.js';
 export { metrics, trace, context, propagation, SpanStatusCode } from '@opentelemetry/api';
+// Background jobs' own queries make no spans (a poll never becomes a root span).
+export { suppressTracing } from '@opentelemetry/core';

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { ordersV1 } from '@esim/proto';
-import { defineService, grpcBinding } from '@esim/service';
+import { defineService, grpcBinding, startRetention } from '@esim/service';
 import { cachedCatalog } from './clients/cachedCatalog.js';
 import { catalogClient } from './clients/catalog.js';
 import { provisioningClient } from './clients/provisioning.js';
@@ -14,6 +14,7 @@ import { startPendingSweeper } from './jobs/pendingSweeper.js';
 import { startProcessingSweeper } from './jobs/processingSweeper.js';
 import { startReconciliationJob } from './jobs/reconciliationJob.js';
 import { schema } from './store/orderStore.js';
+import { ordersRetention } from './store/retentionStore.js';
 
 /** Orders: creation (idempotent, paid through the wallet), the saga's later steps from events, eSIM state, cancellation, reads. */
 export const ordersService = defineService({
@@ -44,6 +45,8 @@ export const ordersService = defineService({
     own('cancel sweeper', startCancelSweeper(deps, { intervalMs: config.ORDERS_SWEEP_INTERVAL_MS, olderThanMs: config.ORDERS_CANCEL_SWEEP_AFTER_MS }));
     const reconciliation = { heldAfterMs: config.ORDERS_RECONCILE_HELD_AFTER_MS, paidWithinDays: 7 };
     own('reconciliation', startReconciliationJob(deps, { ...reconciliation, intervalMs: config.ORDERS_RECONCILE_INTERVAL_MS }));
+    // Contract §11: the tables that grow with traffic are pruned on their retention (docs/retention.md), hourly.
+    own('retention', startRetention({ pool, logger, rules: ordersRetention, everyMs: 3_600_000 }));
     own('price cache', prices);
     own('catalog client', { stop: () => catalog.close() });
     own('wallet client', { stop: () => wallet.close() });

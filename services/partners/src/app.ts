@@ -1,13 +1,14 @@
 import { fileURLToPath } from 'node:url';
 import { parseDataKey } from '@esim/crypto';
 import { partnersV1 } from '@esim/proto';
-import { defineService, grpcBinding } from '@esim/service';
+import { defineService, grpcBinding, startRetention } from '@esim/service';
 import { readConfig } from './config.js';
 import { schema, type PartnersDeps } from './domain/deps.js';
 import { HashingPool } from './domain/hashingPool.js';
 import { recordAuditEvent } from './domain/recordAuditEvent.js';
 import { resealWebhookSecrets } from './domain/resealSecrets.js';
 import { partnersHandlers } from './grpc/handlers.js';
+import { partnersRetention } from './store/retentionStore.js';
 
 /** Partner accounts, API keys, webhook secrets and the operator audit log. */
 export const partnersService = defineService({
@@ -15,7 +16,7 @@ export const partnersService = defineService({
   config: readConfig,
   postgres: { schema, migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)) },
   publishes: ['MAIL', 'AUDIT', 'PARTNERS'],
-  async start({ config, pool, consume }) {
+  async start({ config, logger, pool, consume, own }) {
     const deps: PartnersDeps = {
       pool,
       dataKey: parseDataKey(config.DATA_ENCRYPTION_KEY),
@@ -29,6 +30,8 @@ export const partnersService = defineService({
     );
     // Secrets sealed before #24 are bound to their partner now (AES-GCM associated data).
     await resealWebhookSecrets(deps);
+    // Contract §11: the tables that grow with traffic are pruned on their retention (docs/retention.md), hourly.
+    own('retention', startRetention({ pool, logger, rules: partnersRetention, everyMs: 3_600_000 }));
     return { grpc: [grpcBinding(partnersV1.PartnersService, partnersHandlers(deps))] };
   },
 });

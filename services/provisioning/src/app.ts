@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { provisioningV1 } from '@esim/proto';
-import { defineService, grpcBinding } from '@esim/service';
+import { defineService, grpcBinding, startRetention } from '@esim/service';
 import { readConfig, type Config } from './config.js';
 import { createConnectivityClient } from './connectivity/connectivityClient.js';
 import { provisionOrder } from './domain/provisionOrder.js';
@@ -12,6 +12,7 @@ import { singleUpstreams, upstreamsByMode, type UpstreamsByMode } from './domain
 import { notifyServer } from './es2/notifyServer.js';
 import { provisioningHandlers } from './grpc/handlers.js';
 import { createSimulatorControl } from './simulator/simulatorControl.js';
+import { provisioningRetention } from './store/retentionStore.js';
 import { createEs2PlusClient } from './smdp/es2plusClient.js';
 
 /** The PEM files of SMDP_CLIENT_CERT/KEY/CA, read once at boot (a missing file stops the boot, naming it). */
@@ -64,7 +65,7 @@ export const provisioningService = defineService({
   // Each in-flight upstream call holds one connection (the handler's transaction) and briefly a second (its step records), plus a few spare.
   postgres: { schema: 'provisioning', migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)), poolSize: 24 },
   publishes: ['PROVISIONING'],
-  async start({ config, logger, pool, schema, consume }) {
+  async start({ config, logger, pool, schema, consume, own }) {
     const policy = retryPolicy({
       windowMs: config.PROVISIONING_RETRY_WINDOW_MS,
       baseMs: config.PROVISIONING_RETRY_BASE_MS,
@@ -87,6 +88,8 @@ export const provisioningService = defineService({
       record: (info) => recordProgress({ pool, schema, logger }, info),
       logger,
     });
+    // Contract §11: the tables that grow with traffic are pruned on their retention (docs/retention.md), hourly.
+    own('retention', startRetention({ pool, logger, rules: provisioningRetention, everyMs: 3_600_000 }));
     // The origins only: a URL may carry credentials.
     return {
       grpc: [grpcBinding(provisioningV1.ProvisioningService, provisioningHandlers({ upstreams, control, pool, logger }))],

@@ -1,6 +1,5 @@
-import { context } from '@opentelemetry/api';
-import { suppressTracing } from '@opentelemetry/core';
 import type { Pool } from '@esim/postgres';
+import { startRetention as startRetentionJob, type RetentionRule } from '@esim/service';
 import type { Logger } from '@esim/telemetry';
 import { deleteExpiredEvents } from '../store/retentionStore.js';
 
@@ -19,37 +18,11 @@ export interface RetentionOptions {
 /**
  * The webhooks tables grow with traffic (§11): every `everyMs`, the events
  * past the retention go, with their deliveries, oldest first, in bounded
- * batches. Any replica may run it; two at once delete disjoint rows or
- * nothing. Its queries make no spans (a background poll).
+ * batches (the shared retention job: any replica may run it, its queries
+ * make no spans, a stop ends it after the statement in flight).
  */
-export function startRetention(options: RetentionOptions): { stop(): Promise<void>; runOnce(): Promise<number> } {
-  const batch = options.batch ?? 5_000;
-  const maxBatches = options.maxBatches ?? 100;
-  let running: Promise<number> | undefined;
-  const runOnce = () => {
-    running ??= context
-      .with(suppressTracing(context.active()), async () => {
-        let deleted = 0;
-        for (let i = 0; i < maxBatches; i += 1) {
-          const n = await deleteExpiredEvents(options.pool, options.retentionMs, batch);
-          deleted += n;
-          if (n < batch) break;
-        }
-        if (deleted > 0) options.logger.info({ deleted }, 'webhook events past their retention deleted');
-        return deleted;
-      })
-      .finally(() => (running = undefined));
-    return running;
-  };
-  const timer = setInterval(() => {
-    runOnce().catch((error: unknown) => options.logger.warn({ err: error }, 'webhook event retention failed; next run retries'));
-  }, options.everyMs);
-  timer.unref();
-  return {
-    runOnce,
-    async stop() {
-      clearInterval(timer);
-      await running?.catch(() => 0);
-    },
-  };
+export function startRetention(options: RetentionOptions): { stop(): Promise<unknown>; runOnce(): Promise<Record<string, number>> } {
+  const rules: RetentionRule[] = [{ table: 'webhooks.events', prune: (db, batch) => deleteExpiredEvents(db, options.retentionMs, batch) }];
+  const job = startRetentionJob({ pool: options.pool, logger: options.logger, rules, everyMs: options.everyMs, batch: options.batch, maxBatches: options.maxBatches });
+  return { runOnce: () => job.runOnce(), stop: async () => job.stop() };
 }
