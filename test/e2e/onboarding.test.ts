@@ -33,6 +33,7 @@ describe('registration', () => {
       status: 'pending',
       tier: 'standard',
       webhookUrl: 'https://hooks.example.com/esim',
+      testWebhookUrl: null,
       emailVerified: false,
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
@@ -238,6 +239,7 @@ describe('keys and secrets', () => {
       id: expect.stringMatching(/^key_/),
       prefix: expect.stringMatching(/^[a-z0-9]{12}$/),
       scopes: ['orders:read'],
+      livemode: true,
       createdAt: expect.any(String),
       lastUsedAt: null,
       revokedAt: null,

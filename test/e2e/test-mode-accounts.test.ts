@@ -13,6 +13,7 @@ import {
   portalToken,
   registerPartner,
   until,
+  verifyEmailOf,
   waitForMail,
   withKey,
   withToken,
@@ -127,6 +128,23 @@ describe('test keys (§14)', () => {
       expectProblem(await api('/partner/me/test-data/delete', { method: 'POST', ...withToken(token) }), 403, 'ACCOUNT_NOT_ACTIVE');
       expectProblem(await api('/partner/me/wallet?livemode=false', withToken(token)), 403, 'ACCOUNT_NOT_ACTIVE');
     }
+  });
+
+  it('when a pending partner prices with its test key, then it sees the standard tier; once approved at premium, its test key sees premium prices within 2 s', async () => {
+    const { application, answer } = await registerPartner();
+    const token = await portalToken(application.email, application.password);
+    const { key } = await createTestKey(token);
+    const prices = async (credential: string) =>
+      ((await api('/partner/catalog?limit=100', withKey(credential))).body.data as Array<{ id: string; wholesalePrice: number }>).map((p) => [p.id, p.wholesalePrice]);
+    const standard = await onboardPartner('standard');
+    expect(await prices(key)).toEqual(await prices(standard.apiKey));
+
+    await verifyEmailOf(application.email);
+    expect((await admin(`/partners/${answer.body.id}/approve`, { body: { tier: 'premium' } })).status).toBe(200);
+    const premium = await onboardPartner('premium');
+    const premiumPrices = await prices(premium.apiKey);
+    expect(premiumPrices).not.toEqual(await prices(standard.apiKey));
+    await until(async () => (JSON.stringify(await prices(key)) === JSON.stringify(premiumPrices) ? true : undefined), 'the test key to price at premium', 2_000);
   });
 
   it('when 5 test keys are active, then the 6th is 409 INVALID_STATE; revoking one makes room', async () => {

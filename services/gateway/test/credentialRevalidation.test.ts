@@ -46,4 +46,14 @@ describe('the shared credential cache', () => {
     expect(await cache.get('prefixb')).toMatchObject({ keyId: 'key_1', revoked: false });
     await expect(cache.get('never-seen')).rejects.toMatchObject({ code: 'UNAVAILABLE' });
   });
+
+  it('when the partners service answers a test key, then the credential is not live; an answer without the field (an older service) and an entry cached before test mode are live', async () => {
+    answer = () => ({ ...base, test: true }) as typeof base;
+    expect(await cache.get('prefixc')).toMatchObject({ livemode: false });
+    answer = () => base;
+    expect(await cache.get('prefixd')).toMatchObject({ livemode: true });
+    const { livemode: _dropped, ...older } = { ...base, livemode: true, cachedAtMs: now };
+    await redis.set(`${namespace}:gateway:credential:{prefixe}`, JSON.stringify(older));
+    expect(await cache.get('prefixe')).toMatchObject({ keyId: 'key_1', livemode: true });
+  });
 });

@@ -46,9 +46,9 @@ describe('test keys', () => {
     const issued = await client.issueTestKey({ partnerId: partner.id, requestId: 'req_1' });
     const parts = parseKey(issued.key);
     expect(parts).toMatchObject({ livemode: false, prefix: issued.apiKey!.prefix });
-    expect(issued.apiKey).toMatchObject({ livemode: false, scopes: [...scopes] });
+    expect(issued.apiKey).toMatchObject({ test: true, scopes: [...scopes] });
     const credential = await client.lookupApiKey({ prefix: parts!.prefix });
-    expect(credential).toMatchObject({ partnerId: partner.id, livemode: false, partnerStatus: 'pending', tier: 'standard', revoked: false });
+    expect(credential).toMatchObject({ partnerId: partner.id, test: true, partnerStatus: 'pending', tier: 'standard', revoked: false });
     expect(secretMatches(parts!.secret, credential.secretHash)).toBe(true);
     // Only the hash is stored, and no e-mail carries the key.
     const [row] = await env.query<{ secret_hash: string; livemode: boolean }>('SELECT secret_hash, livemode FROM partners.api_keys WHERE id = $1', [issued.apiKey!.id]);
@@ -61,9 +61,9 @@ describe('test keys', () => {
     const issued = await client.issueTestKey({ partnerId: partner.id, requestId: 'req_2' });
     await client.approvePartner({ id: partner.id, tier: 'premium', audit });
     const detail = await client.getPartner({ id: partner.id });
-    expect(detail.apiKeys.map((k) => k.livemode)).toEqual([true]);
+    expect(detail.apiKeys.map((k) => k.test)).toEqual([false]);
     expect(detail.testKeys.map((k) => k.id)).toEqual([issued.apiKey!.id]);
-    expect((await client.listApiKeys({ partnerId: partner.id })).apiKeys.map((k) => k.livemode)).toEqual([true]);
+    expect((await client.listApiKeys({ partnerId: partner.id })).apiKeys.map((k) => k.test)).toEqual([false]);
   });
 
   it('when a partner is approved or rejected, then its test keys are evicted from the gateway caches (their status and tier change)', async () => {
@@ -71,7 +71,7 @@ describe('test keys', () => {
     const approvedKey = await client.issueTestKey({ partnerId: approved.id, requestId: 'req_3' });
     await client.approvePartner({ id: approved.id, tier: 'enterprise', audit });
     expect(await outboxData('partners.credentials.changed', 'partnerId', approved.id)).toContainEqual({ partnerId: approved.id, prefixes: [approvedKey.apiKey!.prefix] });
-    expect(await client.lookupApiKey({ prefix: approvedKey.apiKey!.prefix })).toMatchObject({ partnerStatus: 'approved', tier: 'enterprise', livemode: false });
+    expect(await client.lookupApiKey({ prefix: approvedKey.apiKey!.prefix })).toMatchObject({ partnerStatus: 'approved', tier: 'enterprise', test: true });
 
     const rejected = await pendingPartner();
     const rejectedKey = await client.issueTestKey({ partnerId: rejected.id, requestId: 'req_4' });
@@ -85,7 +85,7 @@ describe('test keys', () => {
     for (let i = 0; i < 5; i += 1) keys.push(await client.issueTestKey({ partnerId: partner.id, requestId: `req_${i}` }));
     await expect(client.issueTestKey({ partnerId: partner.id, requestId: 'req_6' })).rejects.toMatchObject({ code: 'INVALID_STATE' });
     await client.revokeTestKey({ partnerId: partner.id, keyId: keys[0]!.apiKey!.id });
-    await expect(client.issueTestKey({ partnerId: partner.id, requestId: 'req_7' })).resolves.toMatchObject({ apiKey: { livemode: false } });
+    await expect(client.issueTestKey({ partnerId: partner.id, requestId: 'req_7' })).resolves.toMatchObject({ apiKey: { test: true } });
     expect((await client.getPartner({ id: partner.id })).testKeys.filter((k) => !k.revokedAt)).toHaveLength(5);
   });
 

@@ -10,7 +10,8 @@ export type Credential = KeyCredential;
 
 /** The partners service speaks the same vocabularies; a value outside them is a bug there, not a caller's mistake. */
 function credentialOf(found: partnersV1.ApiKeyCredential): Credential {
-  const { keyId, partnerId, livemode, secretHash, revoked, partnerStatus, tier } = found;
+  const { keyId, partnerId, secretHash, revoked, partnerStatus, tier } = found;
+  const livemode = !found.test;
   if (!isOneOf(partnerStatuses, partnerStatus) || !isOneOf(tiers, tier) || !found.scopes.every((s) => isOneOf(scopes, s))) {
     throw new AppError('INTERNAL', `key ${keyId} has a status, tier or scope outside the vocabulary`);
   }
@@ -75,6 +76,8 @@ export class CredentialCache {
     if (cached === 'unknown') return null;
     if (cached) {
       const { cachedAtMs, ...credential } = JSON.parse(cached) as Credential & { cachedAtMs?: number };
+      // Cached before test mode existed (a rolling deploy): every such key is live.
+      credential.livemode ??= true;
       if (cachedAtMs !== undefined && this.now() - cachedAtMs < revalidateAfterMs) return credential;
       stale = credential;
     }

@@ -153,7 +153,8 @@ export function partnerDoors(deps: PartnerDoorDeps): PartnerDoors {
     portal: true,
     security: [{ portalToken: [] }],
     onRequest: [deps.portalToken, activePartner(options.alongside)],
-    problems: problems(401, 403, 429, 503),
+    // 400: a `livemode` that is neither true nor false.
+    problems: problems(400, 401, 403, 429, 503),
   });
   return { apiKey, portal: portalDoor(), both: (scope, options) => [apiKey(scope, options), portalDoor(options)], onRoute };
 }

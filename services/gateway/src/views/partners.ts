@@ -74,7 +74,7 @@ export function toApiKeyView(key: partnersV1.ApiKey): z.input<typeof apiKeyView>
     id: key.id,
     prefix: key.prefix,
     scopes: key.scopes as Scope[],
-    livemode: key.livemode,
+    livemode: !key.test,
     createdAt: key.createdAt,
     lastUsedAt: key.lastUsedAt ?? null,
     revokedAt: key.revokedAt ?? null,

@@ -35,7 +35,7 @@ export function apiKeyMessage(key: ApiKey): ApiKeyMessage {
     id: key.id,
     prefix: key.prefix,
     scopes: key.scopes,
-    livemode: key.livemode,
+    test: !key.livemode,
     createdAt: key.createdAt.toISOString(),
     lastUsedAt: key.lastUsedAt?.toISOString(),
     revokedAt: key.revokedAt?.toISOString(),
@@ -43,7 +43,8 @@ export function apiKeyMessage(key: ApiKey): ApiKeyMessage {
 }
 
 export function credentialMessage(credential: KeyCredential): CredentialMessage {
-  return { ...credential };
+  const { livemode, ...rest } = credential;
+  return { ...rest, test: !livemode };
 }
 
 export function auditMessage(entry: AuditEntry): AuditMessage {
