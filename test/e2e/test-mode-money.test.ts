@@ -3,7 +3,7 @@
 // its livemode, operators see test activity only when they ask, and a wipe removes the test money and orders only.
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { admin, api, asKey, expectInvalidField, expectProblem, portalToken, until, withToken, type Onboarded } from './support/client.js';
+import { admin, api, asKey, call, expectInvalidField, expectProblem, platform, portalToken, until, withToken, type Onboarded } from './support/client.js';
 import { finalOrder, fundedPartner, orderBody, partnerEventsInStream, planWithSku } from './support/money.js';
 
 interface TestPartner extends Onboarded {
@@ -21,6 +21,13 @@ async function testPartner(): Promise<TestPartner> {
 }
 
 const credit = (key: string, body: unknown) => asKey(key, '/partner/test/wallet/credit', { body });
+const metricsOf = async (service: string) => (await call(`http://127.0.0.1:${platform.ports[service]!.health}`, '/metrics')).text;
+/** The sum of a counter's series of one mode (its `livemode` label, §14). */
+const counted = (text: string, name: string, livemode: boolean) =>
+  text
+    .split('\n')
+    .filter((line) => line.startsWith(`${name}{`) && line.includes(`livemode="${livemode}"`))
+    .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
 let planId: string;
 
 beforeAll(async () => {
@@ -122,6 +129,23 @@ describe('test orders', () => {
     expect((await asKey(partner.testKey, '/partner/orders')).body.data.map((o: { id: string }) => o.id)).toEqual([testOrder.body.id]);
     expect((await asKey(partner.apiKey, '/partner/orders')).body.data.map((o: { id: string }) => o.id)).toEqual([liveOrder.body.id]);
   });
+
+  it('when a test key orders a group and a quote, then both use the test wallet, and the group\'s esims.csv is the test key\'s alone', async () => {
+    const partner = await testPartner();
+    await credit(partner.testKey, { amount: 10_000 });
+    const quote = await asKey(partner.testKey, '/partner/orders/quote', { body: { ...orderBody(planId), clientRequestId: undefined, quantity: 2 } });
+    expect(quote.status, quote.text).toBe(200);
+    expect(quote.body).toMatchObject({ quantity: 2, walletBalance: 10_000, sufficientBalance: true });
+    const group = await asKey(partner.testKey, '/partner/orders', { body: { ...orderBody(planId), quantity: 2 } });
+    expect(group.status, group.text).toBe(201);
+    expect(group.body).toMatchObject({ quantity: 2, livemode: false, walletBalance: 10_000 - group.body.price });
+    const done = await finalOrder(partner.testKey, group.body.id);
+    expect(done).toMatchObject({ status: 'provisioned', livemode: false });
+    const csv = await asKey(partner.testKey, `/partner/orders/${group.body.id}/esims.csv`);
+    expect(csv.status).toBe(200);
+    expect(csv.text.trim().split('\n')).toHaveLength(3);
+    expectProblem(await asKey(partner.apiKey, `/partner/orders/${group.body.id}/esims.csv`), 404, 'ORDER_NOT_FOUND');
+  });
 });
 
 describe('operators', () => {
@@ -175,5 +199,27 @@ describe('POST /partner/me/test-data/delete', () => {
     expect((await asKey(partner.apiKey, `/partner/orders/${liveOrder.id}`)).body).toMatchObject({ id: liveOrder.id, status: 'provisioned' });
     // The test account starts over.
     expect((await credit(partner.testKey, { amount: 50 })).body).toMatchObject({ balanceAfter: 50 });
+  });
+});
+
+describe('metrics', () => {
+  it('when a test order is paid and provisioned, then the counters move under livemode="false" and no live series moves', async () => {
+    const partner = await testPartner();
+    const snapshot = async () => {
+      const [orders, wallet] = [await metricsOf('orders'), await metricsOf('wallet')];
+      return {
+        test: [counted(orders, 'orders_created_total', false), counted(orders, 'orders_provisioned_total', false), counted(wallet, 'wallet_debits_total', false)],
+        live: [counted(orders, 'orders_created_total', true), counted(orders, 'orders_provisioned_total', true), counted(wallet, 'wallet_debits_total', true)],
+        testCredits: wallet.split('\n').filter((line) => line.startsWith('wallet_test_credits_total')).reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0),
+        topUps: wallet.split('\n').filter((line) => line.startsWith('wallet_topups_total')).reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0),
+      };
+    };
+    const before = await snapshot();
+    await credit(partner.testKey, { amount: 3_000 });
+    await finalOrder(partner.testKey, (await asKey(partner.testKey, '/partner/orders', { body: orderBody(planId) })).body.id);
+    const after = await snapshot();
+    expect(after.test).toEqual(before.test.map((n) => n + 1));
+    expect(after.live).toEqual(before.live);
+    expect([after.testCredits, after.topUps]).toEqual([before.testCredits + 1, before.topUps]);
   });
 });

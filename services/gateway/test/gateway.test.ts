@@ -120,14 +120,18 @@ describe('the OpenAPI documents', () => {
         'unitPrice',
         'esims',
         'refundedAmount',
+        // Test mode (§14).
+        'livemode',
       ].sort(),
     );
     expect(statuses(doc, '/api/v1/partner/orders/quote', 'post')).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '422', '429', '503']);
+    expect(statuses(doc, '/api/v1/partner/test/wallet/credit', 'post')).toEqual(['201', '400', '401', '403', '413', '415', '429', '503']);
+    expect(statuses(doc, '/api/v1/partner/me/test/wallet/credit', 'post')).toEqual(['201', '400', '401', '403', '413', '415', '429', '503']);
     expect(Object.keys(doc.paths['/api/v1/partner/orders/{orderId}/esims.csv'].get.responses['200'].content)).toEqual(['text/csv']);
     expect(JSON.stringify(doc.components.schemas.Plan)).not.toMatch(/profileType/);
     expect(Object.keys(doc.components.schemas.OrderEsim.properties)).toContain('appleInstallUrl');
     expect(Object.keys(doc.components.schemas.Esim.properties).sort()).toEqual(
-      ['iccid', 'orderId', 'status', 'smdpAddress', 'matchingId', 'activationCode', 'appleInstallUrl', 'countries', 'region', 'usage', 'bundles', 'eid', 'lastError', 'suspended', 'createdAt', 'updatedAt'].sort(),
+      ['iccid', 'orderId', 'status', 'smdpAddress', 'matchingId', 'activationCode', 'appleInstallUrl', 'countries', 'region', 'usage', 'bundles', 'eid', 'lastError', 'suspended', 'createdAt', 'updatedAt', 'livemode'].sort(),
     );
     expect(statuses(doc, '/api/v1/partner/esims/{iccid}/suspend', 'post')).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '429', '503']);
     expect(statuses(doc, '/api/v1/partner/esims/{iccid}/resume', 'post')).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '429', '503']);
@@ -144,6 +148,11 @@ describe('the OpenAPI documents', () => {
     expect(statuses(doc, '/admin/v1/esims/{iccid}', 'get')).toEqual(['200', '400', '401', '403', '404', '503']);
     expect(statuses(doc, '/admin/v1/operators', 'post')).toEqual(['201', '400', '401', '403', '413', '415', '503']);
     expect(doc.paths['/supplier/v1/notifications']).toBeUndefined();
-    expect(Object.keys(doc.components.schemas.AdminOrder.properties)).toEqual(expect.arrayContaining(['partnerId', 'supplierReference']));
+    expect(Object.keys(doc.components.schemas.AdminOrder.properties)).toEqual(expect.arrayContaining(['partnerId', 'supplierReference', 'livemode']));
+    // Test mode (§14): operators' lists take livemode, and the admin views say it.
+    for (const path of ['/admin/v1/orders', '/admin/v1/esims', '/admin/v1/partners/{id}/wallet']) {
+      expect(doc.paths[path].get.parameters.map((p: { name: string }) => p.name), path).toContain('livemode');
+    }
+    expect(Object.keys(doc.components.schemas.AdminEsim.properties)).toContain('livemode');
   });
 });

@@ -96,6 +96,18 @@ describe('a test account in the partner RPCs', () => {
     await expect(client.createOrder(orderRequest(live, france.id, { iccid: testOrder.iccid! }))).rejects.toMatchObject({ code: 'ESIM_NOT_FOUND' });
   });
 
+  it('when a test account cancels its order, then the test wallet is refunded and order.cancelled says livemode false; the live wallet is untouched', async () => {
+    const { live, test } = accounts();
+    const order = await provisionedOrder(env, client, { partnerId: test, planId: france.id });
+    const before = { live: env.wallet.balanceOf(live), test: env.wallet.balanceOf(test) };
+    const answer = await client.cancelOrder({ partnerId: test, orderId: order.id });
+    expect(answer).toMatchObject({ alreadyCancelled: false, refundedAmount: order.price, order: { status: S.CANCELLED } });
+    expect(env.wallet.balanceOf(test)).toBe(before.test + Number(order.price));
+    expect(env.wallet.balanceOf(live)).toBe(before.live);
+    const cancelled = (await env.outboxFor(order.id)).find((event) => (event.payload.data as { type?: string }).type === 'order.cancelled')!;
+    expect(cancelled.payload.data).toMatchObject({ partnerId: test, payload: { order: { id: order.id, status: 'cancelled', livemode: false } } });
+  });
+
   it('when a test account is empty, then its order is INSUFFICIENT_BALANCE even though the live wallet has money', async () => {
     const live = env.partner(100_000);
     await expect(client.createOrder(orderRequest(accountIdOf(live, false), france.id))).rejects.toMatchObject({ code: 'INSUFFICIENT_BALANCE' });
@@ -173,13 +185,23 @@ describe('partners.test_data.delete_requested', () => {
     expect(await countsOf(live)).toEqual(before);
   });
 
-  it('when a late provisioning event names a deleted test order, then nothing breaks for the other orders', async () => {
+  it('when late provisioning and wallet events name a test order wiped in flight, then each is acknowledged as expected (no dead letter) and the consumers go on', async () => {
     const { test } = accounts();
     const { order } = await client.createOrder(orderRequest(test, france.id));
-    const eventId = await env.publish('partners.test_data.delete_requested', { accountId: test, requestedAt: new Date().toISOString() });
-    expect(await eventually(async () => (await env.query('SELECT 1 FROM orders.processed_events WHERE event_id = $1', [eventId])).length === 1, 10_000)).toBe(true);
-    await env.publish('provisioning.succeeded', esimFor(order!.id));
-    // The consumer goes on: the next order of another account is provisioned.
+    const wipe = await env.publish('partners.test_data.delete_requested', { accountId: test, requestedAt: new Date().toISOString() });
+    const processed = async (consumer: string, id: string) =>
+      eventually(async () => (await env.query('SELECT 1 FROM orders.processed_events WHERE consumer = $1 AND event_id = $2', [consumer, id])).length === 1, 10_000);
+    expect(await processed('orders_test_data_deleted', wipe)).toBe(true);
+    expect(await env.query('SELECT order_id FROM orders.wiped_test_orders WHERE order_id = $1', [order!.id])).toHaveLength(1);
+
+    const succeeded = await env.publish('provisioning.succeeded', esimFor(order!.id));
+    const failed = await env.publish('provisioning.failed', { orderId: order!.id, reason: 'late' });
+    const refunded = await env.publish('wallet.order.refunded', { orderId: order!.id, partnerId: test, amount: 100, ledgerEntryId: newId('led'), balanceAfter: 100 });
+    // Committed as processed: handled, not failed for good (a dead letter is never marked processed).
+    expect(await processed('orders_provisioning_succeeded', succeeded)).toBe(true);
+    expect(await processed('orders_provisioning_failed', failed)).toBe(true);
+    expect(await processed('orders_wallet_refunded', refunded)).toBe(true);
+    expect(await countsOf(test)).toEqual({ orders: 0, esims: 0, bundles: 0, notifications: 0 });
     await provisionedOrder(env, client, { partnerId: env.partner(100_000), planId: france.id });
   });
 });

@@ -782,7 +782,7 @@ export interface paths {
          *     } });
          *     ```
          */
-        post: operations["postMeTestWalletCredit"];
+        post: operations["portalCreditTestWallet"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1548,7 +1548,7 @@ export interface paths {
          *     } });
          *     ```
          */
-        post: operations["postTestWalletCredit"];
+        post: operations["creditTestWallet"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6402,7 +6402,7 @@ export interface operations {
             };
         };
     };
-    postMeTestWalletCredit: {
+    portalCreditTestWallet: {
         parameters: {
             query?: {
                 /** @description `false` reads your test account (test mode, §14; open while your application is pending); absent or `true`, your live account */
@@ -10370,7 +10370,7 @@ export interface operations {
             };
         };
     };
-    postTestWalletCredit: {
+    creditTestWallet: {
         parameters: {
             query?: never;
             header?: never;

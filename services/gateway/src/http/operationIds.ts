@@ -19,6 +19,8 @@ const named: Record<string, string> = {
   'GET /api/v1/partner/wallet/ledger': 'listLedgerEntries',
   'GET /api/v1/partner/me/wallet': 'portalGetWallet',
   'GET /api/v1/partner/me/wallet/ledger': 'portalListLedgerEntries',
+  'POST /api/v1/partner/test/wallet/credit': 'creditTestWallet',
+  'POST /api/v1/partner/me/test/wallet/credit': 'portalCreditTestWallet',
   'POST /api/v1/partner/orders': 'createOrder',
   'GET /api/v1/partner/orders': 'listOrders',
   'GET /api/v1/partner/orders/{orderId}': 'getOrder',

@@ -2,6 +2,7 @@ import { enqueueEvent, PermanentEventError, type EventData, type EventEnvelope }
 import type { PoolClient } from '@esim/postgres';
 import type { Logger } from '@esim/telemetry';
 import { findOrder, markProvisioned, schema } from '../store/orderStore.js';
+import { wasWipedTestOrder } from '../store/testAccountStore.js';
 import { orderLogFields } from './customerLog.js';
 import { modeOf, orderTimeToProvisioned, ordersProvisioned } from './metrics.js';
 import type { VisibleOrder } from './order.js';
@@ -35,7 +36,13 @@ export async function applyProvisioned(
 ): Promise<boolean> {
   const { orderId, supplierReference, ...esim } = data;
   const order = await findOrder(db, orderId, { forUpdate: true });
-  if (!order) throw new PermanentEventError(`provisioning.succeeded for unknown order ${orderId}`);
+  if (!order) {
+    if (await wasWipedTestOrder(db, orderId)) {
+      logger.info({ orderId, ...source }, 'provisioning.succeeded for a wiped test order; ignored');
+      return false;
+    }
+    throw new PermanentEventError(`provisioning.succeeded for unknown order ${orderId}`);
+  }
   if (order.status !== 'processing') {
     const level = order.status === 'provisioned' ? 'info' : 'error';
     logger[level]({ orderId, status: order.status, ...source }, 'provisioning.succeeded for an order not processing; ignored');

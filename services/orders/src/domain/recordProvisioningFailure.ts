@@ -3,6 +3,7 @@ import type { PoolClient, Queryable } from '@esim/postgres';
 import type { Logger } from '@esim/telemetry';
 import { markUnitFailed } from '../store/groupStore.js';
 import { findOrder, recordFailureReason, schema } from '../store/orderStore.js';
+import { wasWipedTestOrder } from '../store/testAccountStore.js';
 import { settleGroup } from './groupOrders.js';
 
 /**
@@ -16,7 +17,10 @@ export function recordProvisioningFailure(logger: Logger) {
   return async (event: EventEnvelope<'provisioning.failed'>, db: PoolClient): Promise<void> => {
     const { orderId, reason } = event.data;
     const order = await findOrder(db, orderId, { forUpdate: true });
-    if (!order) throw new PermanentEventError(`provisioning.failed for unknown order ${orderId}`);
+    if (!order) {
+      if (await wasWipedTestOrder(db, orderId)) return logger.info({ orderId, eventId: event.id }, 'provisioning.failed for a wiped test order; ignored');
+      throw new PermanentEventError(`provisioning.failed for unknown order ${orderId}`);
+    }
     if (order.status !== 'processing' || order.failureReason !== null) {
       logger.info({ orderId, status: order.status, eventId: event.id }, 'provisioning.failed already recorded or order settled; ignored');
       return;

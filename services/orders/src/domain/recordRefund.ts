@@ -2,6 +2,7 @@ import { enqueueEvent, PermanentEventError, type EventEnvelope } from '@esim/eve
 import type { PoolClient } from '@esim/postgres';
 import type { Logger } from '@esim/telemetry';
 import { findOrder, markFailed, schema } from '../store/orderStore.js';
+import { wasWipedTestOrder } from '../store/testAccountStore.js';
 import { modeOf, ordersFailed } from './metrics.js';
 import { settleGroupRefund } from './groupOrders.js';
 import { isGroup, type VisibleOrder } from './order.js';
@@ -31,7 +32,13 @@ export async function applyRefunded(
 ): Promise<boolean> {
   const { orderId, amount } = refund;
   const order = await findOrder(db, orderId, { forUpdate: true });
-  if (!order) throw new PermanentEventError(`wallet.order.refunded for unknown order ${orderId}`);
+  if (!order) {
+    if (await wasWipedTestOrder(db, orderId)) {
+      logger.info({ orderId, ...source }, 'wallet.order.refunded for a wiped test order; ignored');
+      return false;
+    }
+    throw new PermanentEventError(`wallet.order.refunded for unknown order ${orderId}`);
+  }
   // Only a failed provisioning's refund moves an order; a cancellation's refund never publishes this event, and any other order is left as it is.
   if (order.status !== 'processing') {
     const level = order.status === 'failed' ? 'info' : 'error';

@@ -1,6 +1,9 @@
 import { testAccountSqlPattern } from '@esim/ids';
 import type { Queryable } from '@esim/postgres';
 
+/** How long a wiped in-flight test order is remembered: far beyond any provisioning retry or redelivery. */
+const wipedRetentionDays = 7;
+
 export interface DeletedRows {
   orders: number;
   esims: number;
@@ -21,6 +24,14 @@ export interface DeletedRows {
 export async function deleteTestAccountRows(db: Queryable, accountId: string): Promise<DeletedRows> {
   const scoped = [accountId, testAccountSqlPattern];
   const ownOrders = 'SELECT id FROM orders.orders WHERE partner_id = $1 AND partner_id LIKE $2';
+  // Orders still in flight may hear from provisioning or the wallet later: remembered for a week (wasWipedTestOrder).
+  await db.query(`DELETE FROM orders.wiped_test_orders WHERE wiped_at < now() - interval '${wipedRetentionDays} days'`);
+  await db.query(
+    `INSERT INTO orders.wiped_test_orders (order_id) SELECT id FROM orders.orders
+     WHERE partner_id = $1 AND partner_id LIKE $2 AND (status IN ('pending', 'processing') OR cancel_requested_at IS NOT NULL)
+     ON CONFLICT (order_id) DO NOTHING`,
+    scoped,
+  );
   const ownEsims = 'SELECT iccid FROM orders.esims WHERE partner_id = $1 AND partner_id LIKE $2';
   const notifications = await db.query(`DELETE FROM orders.supplier_notifications WHERE iccid IN (${ownEsims}) OR reference IN (${ownOrders})`, scoped);
   const bundles = await db.query(`DELETE FROM orders.bundles WHERE iccid IN (${ownEsims}) OR order_id IN (${ownOrders})`, scoped);
@@ -34,4 +45,10 @@ export async function deleteTestAccountRows(db: Queryable, accountId: string): P
     supplierNotifications: notifications.rowCount ?? 0,
     reconciliationFindings: findings.rowCount ?? 0,
   };
+}
+
+/** True when `orderId` was a test order wiped while in flight: a late event about it is expected, not an error. */
+export async function wasWipedTestOrder(db: Queryable, orderId: string): Promise<boolean> {
+  const { rows } = await db.query('SELECT 1 FROM orders.wiped_test_orders WHERE order_id = $1', [orderId]);
+  return rows.length > 0;
 }
