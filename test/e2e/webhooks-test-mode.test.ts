@@ -4,7 +4,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, api, onboardPartner, portalToken, until, waitForMail, withToken, type Onboarded } from './support/client.js';
+import { admin, api, expectInvalidField, onboardPartner, portalToken, until, waitForMail, withToken, type Onboarded } from './support/client.js';
 
 interface Received {
   path: string;
@@ -109,6 +109,12 @@ describe('test-mode webhooks through the gateway', () => {
     const everyLive = await admin('/webhook-deliveries?limit=100');
     expect((everyLive.body.data as Array<{ livemode: boolean; eventId: string }>).every((d) => d.livemode === true)).toBe(true);
     expect((everyLive.body.data as Array<{ eventId: string }>).map((d) => d.eventId)).not.toContain(testEvent.body.eventId);
+
+    // A mode is true or false, nothing else: 400 naming the parameter on both surfaces.
+    expectInvalidField(await admin('/webhook-deliveries?livemode=maybe'), 'livemode');
+    expectInvalidField(await admin(`/partners/${partner.id}/webhook-endpoints?livemode=0`), 'livemode');
+    expectInvalidField(await api('/partner/me/webhook-deliveries?livemode=maybe', withToken(partner.token)), 'livemode');
+    expectInvalidField(await api('/partner/me/webhook-endpoints', { body: { url: `${receiverUrl}/x`, livemode: 'false' }, ...withToken(partner.token) }), 'livemode');
   });
 
   it('when a test key credits the test wallet, then wallet.credited reaches only the testWebhookUrl, signed with the test secret, livemode false; a live credit only the webhookUrl', async () => {
