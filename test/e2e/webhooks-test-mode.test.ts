@@ -4,7 +4,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admin, api, onboardPartner, portalToken, until, waitForMail, withToken, type Onboarded } from './support/client.js';
+import { admin, api, expectInvalidField, onboardPartner, portalToken, until, waitForMail, withToken, type Onboarded } from './support/client.js';
 
 interface Received {
   path: string;
@@ -109,6 +109,12 @@ describe('test-mode webhooks through the gateway', () => {
     const everyLive = await admin('/webhook-deliveries?limit=100');
     expect((everyLive.body.data as Array<{ livemode: boolean; eventId: string }>).every((d) => d.livemode === true)).toBe(true);
     expect((everyLive.body.data as Array<{ eventId: string }>).map((d) => d.eventId)).not.toContain(testEvent.body.eventId);
+
+    // A mode is true or false, nothing else: 400 naming the parameter on both surfaces.
+    expectInvalidField(await admin('/webhook-deliveries?livemode=maybe'), 'livemode');
+    expectInvalidField(await admin(`/partners/${partner.id}/webhook-endpoints?livemode=0`), 'livemode');
+    expectInvalidField(await api('/partner/me/webhook-deliveries?livemode=maybe', withToken(partner.token)), 'livemode');
+    expectInvalidField(await api('/partner/me/webhook-endpoints', { body: { url: `${receiverUrl}/x`, livemode: 'false' }, ...withToken(partner.token) }), 'livemode');
   });
 
   it('when a test key credits the test wallet, then wallet.credited reaches only the testWebhookUrl, signed with the test secret, livemode false; a live credit only the webhookUrl', async () => {
@@ -184,6 +190,38 @@ describe('test-mode webhooks through the gateway', () => {
     expect(rotated!.text).not.toMatch(/whsec_/);
     const [deleted] = await waitForMail(partner.email, 'A webhook endpoint was deleted');
     expect(deleted!.text).toContain(`URL: ${receiverUrl}${partner.testPath}/extra`);
+  });
+
+  it('when the test primary endpoint’s URL is changed and its secret rotated through the endpoints API, then the testWebhookUrl and the test secret change and test events follow them', async () => {
+    const partner = await testModePartner();
+    const testList = await api('/partner/me/webhook-endpoints?livemode=false', withToken(partner.token));
+    const primary = testList.body.data[0] as { id: string; url: string; livemode: boolean };
+    expect(primary).toMatchObject({ url: `${receiverUrl}${partner.testPath}`, livemode: false });
+
+    const moved = `${partner.testPath}/moved`;
+    const patched = await api(`/partner/me/webhook-endpoints/${primary.id}`, { method: 'PATCH', body: { url: `${receiverUrl}${moved}` }, ...withToken(partner.token) });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body).toMatchObject({ id: primary.id, url: `${receiverUrl}${moved}`, livemode: false });
+    const me = await api('/partner/me', withToken(partner.token));
+    expect(me.body).toMatchObject({ testWebhookUrl: `${receiverUrl}${moved}`, webhookUrl: `${receiverUrl}${partner.livePath}` });
+
+    const rotated = await api(`/partner/me/webhook-endpoints/${primary.id}/rotate-secret`, { body: {}, ...withToken(partner.token) });
+    expect(rotated.status, rotated.text).toBe(200);
+    const newSecret = rotated.body.secret as string;
+    expect(newSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(newSecret).not.toBe(partner.testSecret);
+
+    const testEvent = await api('/partner/me/webhook/test?livemode=false', { method: 'POST', ...withToken(partner.token) });
+    const request = await arrived(moved, testEvent.body.eventId);
+    expect(request.headers['x-service-signature']).toBe(serviceSignature(newSecret, request.body));
+    expect(() => new Webhook(newSecret).verify(request.body, request.headers as Record<string, string>)).not.toThrow();
+    expect(withEventId(testEvent.body.eventId).map((r) => r.path)).toEqual([moved]);
+
+    // The URL change is mailed by the partners service, the test secret's rotation by the webhooks service: one each.
+    await waitForMail(partner.email, 'Your webhook URL was changed', { count: 2 });
+    const [rotatedMail] = await waitForMail(partner.email, 'A webhook endpoint’s signing secret was rotated');
+    expect(rotatedMail!.text).toContain(`Endpoint: ${primary.id}`);
+    expect(rotatedMail!.text).not.toContain(newSecret);
   });
 
   it('when the partner wipes its test data, then its test log and test endpoints are emptied and the live ones stay', async () => {

@@ -174,7 +174,7 @@ describe('the portal: delivery log and test event', () => {
     const partner = await partnerWithEndpoint();
     const eventId = await sendTest(partner.token);
     const [request] = await arrived(partner.path, 'webhook.test');
-    expect(JSON.parse(request!.body)).toEqual({ id: eventId, type: 'webhook.test', createdAt: expect.any(String), data: { message: expect.stringMatching(/^This is a test event from .+\.$/) } });
+    expect(JSON.parse(request!.body)).toEqual({ id: eventId, type: 'webhook.test', createdAt: expect.any(String), livemode: true, data: { message: expect.stringMatching(/^This is a test event from .+\.$/) } });
     expect(verifies(request!, partner.webhookSecret)).toBe(true);
 
     const log = await until(async () => {
@@ -184,9 +184,9 @@ describe('the portal: delivery log and test event', () => {
     expect(log.status).toBe(200);
     expect(log.body.pagination).toMatchObject({ page: 1, limit: 20 });
     const delivery = log.body.data.find((d: { eventId: string }) => d.eventId === eventId);
-    expect(Object.keys(delivery).sort()).toEqual(['attempts', 'createdAt', 'deliveredAt', 'endpointId', 'eventId', 'eventType', 'id', 'lastError', 'lastStatusCode', 'nextAttemptAt', 'status', 'updatedAt']);
+    expect(Object.keys(delivery).sort()).toEqual(['attempts', 'createdAt', 'deliveredAt', 'endpointId', 'eventId', 'eventType', 'id', 'lastError', 'lastStatusCode', 'livemode', 'nextAttemptAt', 'status', 'updatedAt']);
     expect(delivery.endpointId).toMatch(/^whe_[0-9a-z]{26}$/);
-    expect(delivery).toMatchObject({ id: expect.stringMatching(/^dlv_/), eventType: 'webhook.test', status: 'succeeded', attempts: 1, lastStatusCode: 204, lastError: null, nextAttemptAt: null });
+    expect(delivery).toMatchObject({ id: expect.stringMatching(/^dlv_/), eventType: 'webhook.test', status: 'succeeded', attempts: 1, lastStatusCode: 204, lastError: null, nextAttemptAt: null, livemode: true });
     const failed = await api('/partner/me/webhook-deliveries?status=failed', withToken(partner.token));
     expect(failed.body.data).toEqual([]);
   });

@@ -43,6 +43,20 @@ describe('mail templates', () => {
     expect(lines(mail.text)).toEqual(expect.arrayContaining(['Old URL: https://a.example/h', 'New URL: https://b.example/h']));
   });
 
+  it('when a webhook endpoint changes (#24), then the mail names the change, the mode, who made it and the endpoint on its own lines, and carries no secret', () => {
+    const values = { change: 'secret_rotated', endpointId: 'whe_01jd4x5c8v9w2m3n4p5q6r7s8t', url: 'https://a.example/h', mode: 'test', changedBy: 'an operator' };
+    const mail = renderMail(request('webhook_endpoint_changed', values), key, platform, urls);
+    expect(mail.subject).toBe('A webhook endpoint’s signing secret was rotated');
+    expect(lines(mail.text)).toEqual(expect.arrayContaining(['Endpoint: whe_01jd4x5c8v9w2m3n4p5q6r7s8t', 'URL: https://a.example/h', 'Change: secret_rotated']));
+    expect(mail.text).toMatch(/test-mode\s+webhook\s+endpoint/);
+    expect(mail.text).toMatch(/by\s+an\s+operator/);
+    expect(mail.text).not.toContain('whsec_');
+    for (const [change, subject] of [['created', 'A webhook endpoint was added'], ['updated', 'A webhook endpoint was changed'], ['deleted', 'A webhook endpoint was deleted']] as const) {
+      expect(renderMail(request('webhook_endpoint_changed', { ...values, change }), key, platform, urls).subject).toBe(subject);
+    }
+    expect(() => renderMail(request('webhook_endpoint_changed', { ...values, change: 'renamed' }), key, platform, urls)).toThrow(MissingTemplateValueError);
+  });
+
   it('when an operator is invited, then the mail carries the opened token on its own line', () => {
     const token = 'op_abcdefghij12_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789';
     const mail = renderMail(request('operator_invited', { role: 'support' }, { operatorToken: token }), key, platform, urls);

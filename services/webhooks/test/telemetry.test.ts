@@ -1,10 +1,11 @@
-// Protects observability (§12): each attempt is a CLIENT span inside the trace of the request that caused the event, carrying no URL query or secret, and the SRE counters count outcomes, attempts, lag and work in flight.
+// Protects observability (§12): each attempt is a CLIENT span inside the trace of the request that caused the event, carrying no URL query or secret, and the SRE counters count outcomes, attempts, lag and work in flight, labelled by mode so no test delivery counts in a live total (§14).
 import { context, metrics, propagation, SpanKind, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { MeterProvider, MetricReader, type MetricData } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accountIdOf } from '@esim/ids';
 import { paid } from './support/fixtures.js';
 import type { TestEnv } from './support/testEnv.js';
 
@@ -93,5 +94,23 @@ describe('metrics', () => {
     expect(sumWhere(await metric('webhook_delivery_attempts_total')) - before.attempts).toBe(3);
     expect(sumWhere(await metric('webhook_delivery_lag_ms'))).toBeGreaterThanOrEqual(1);
     expect(sumWhere(await metric('webhook_deliveries_in_flight'))).toBe(0);
+  });
+
+  it('when a test account’s delivery succeeds, then it is counted under livemode="false" and the live series do not move', async () => {
+    const live = { succeeded: sumWhere(await metric('webhook_deliveries_total'), { outcome: 'succeeded', livemode: 'true' }), attempts: sumWhere(await metric('webhook_delivery_attempts_total'), { livemode: 'true' }) };
+    const test = { succeeded: sumWhere(await metric('webhook_deliveries_total'), { outcome: 'succeeded', livemode: 'false' }), attempts: sumWhere(await metric('webhook_delivery_attempts_total'), { livemode: 'false' }) };
+    const partner = env.addPartner();
+    const testAccount = accountIdOf(partner.id, false);
+    env.partners.setEndpoint(testAccount, { url: env.receiver.url(`${partner.path}/test`), secret: partner.secret });
+    const id = await env.publish(paid(testAccount));
+    expect(await eventually(async () => (await env.deliveryOf(id))?.status === 'succeeded', 10_000)).toBe(true);
+
+    const outcomes = await metric('webhook_deliveries_total');
+    expect(sumWhere(outcomes, { outcome: 'succeeded', livemode: 'false' }) - test.succeeded).toBe(1);
+    expect(sumWhere(outcomes, { outcome: 'succeeded', livemode: 'true' })).toBe(live.succeeded);
+    const attempts = await metric('webhook_delivery_attempts_total');
+    expect(sumWhere(attempts, { livemode: 'false' }) - test.attempts).toBe(1);
+    expect(sumWhere(attempts, { livemode: 'true' })).toBe(live.attempts);
+    expect(sumWhere(await metric('webhook_delivery_lag_ms'), { livemode: 'false' })).toBeGreaterThanOrEqual(1);
   });
 });

@@ -175,6 +175,15 @@ describe('test mode', () => {
     expect((await service.client.listEndpoints({ partnerId: live.id })).endpoints.map((e) => e.id)).toContain(liveExtra.id);
   });
 
+  it('when a row’s livemode disagrees with its account id, then the database refuses it: the mode is the id’s', async () => {
+    const live = env.addPartner();
+    const insert = (partnerId: string, livemode: boolean) =>
+      env.query(`INSERT INTO webhooks.endpoints (id, partner_id, livemode, is_primary) VALUES ($1, $2, $3, true)`, [newId('whe'), partnerId, livemode]);
+    await expect(insert(live.id, false)).rejects.toThrow(/endpoints_livemode_of_account/);
+    await expect(insert(accountIdOf(live.id, false), true)).rejects.toThrow(/endpoints_livemode_of_account/);
+    await expect(insert(accountIdOf(live.id, false), false)).resolves.toBeDefined();
+  });
+
   it('when a wipe names a live account, then it is refused for good and nothing is deleted', async () => {
     const live = env.addPartner();
     const queries: string[] = [];

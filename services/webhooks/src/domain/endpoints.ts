@@ -170,7 +170,8 @@ export async function rotateEndpointSecret(
   const partnerId = endpoint.partnerId;
   if (endpoint.primary) {
     const { secret, announced } = await deps.partners.rotatePrimarySecret(partnerId, overlapHours, audit ?? { operator: `partner:${partnerIdOf(partnerId)}`, requestId: '' });
-    // The live secret's rotation is e-mailed (with the secret) by the partners service; the test one's is ours to announce.
+    // The live secret's rotation is e-mailed (with the secret) by the partners service; the test one's is ours to
+    // announce, after the partners service committed it: a crash in between loses that notice (the change is audited there).
     if (!announced) {
       const email = await emailOf(deps, partnerId);
       await endpointChangeMail(deps.pool, email, { change: 'secret_rotated', endpoint, url: view.url, audit });

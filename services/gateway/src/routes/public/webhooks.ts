@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { deliveryStatuses } from '@esim/vocabulary';
 import type { RateLimit } from '../../auth/rateLimits.js';
 import type { WebhooksClient } from '../../backends.js';
+import { partnerIdOf } from '@esim/ids';
 import { component } from '../../http/components.js';
 import { pageOf, pageQuery, pagination, problems } from '../../http/schemas.js';
 import { toWebhookDeliveryView, webhookDeliveryView } from '../../views/webhookDeliveries.js';
@@ -64,7 +65,8 @@ export function webhookRoutes(app: FastifyInstance, { webhooks, doors, testLimit
       },
       onRequest: door.onRequest,
       // Counted without touching the portal's RateLimit-* headers, which stay the per-partner portal quota's.
-      preHandler: async (request, reply) => testLimit?.countAttempt(accountOf(request).partnerId, reply, 'At most 10 test webhooks a minute; retry later.'),
+      // One budget per partner, both modes together, shared with the endpoints' test route (which counts the owner too).
+      preHandler: async (request, reply) => testLimit?.countAttempt(partnerIdOf(accountOf(request).partnerId), reply, 'At most 10 test webhooks a minute; retry later.'),
     },
     // The account is the test one with ?livemode=false (the portal door): the event is a test event, to the test endpoints.
     async (request, reply) => reply.code(202).send({ eventId: (await webhooks.sendTestEvent({ partnerId: accountOf(request).partnerId })).eventId }),
