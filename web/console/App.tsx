@@ -5,6 +5,7 @@ import { Bare, Shell, type Tab } from '../shared/shell.js';
 import { ApplicationsPage } from './pages/Applications.js';
 import { AuditPage } from './pages/Audit.js';
 import { DeliveriesPage } from './pages/Deliveries.js';
+import { EsimsPage } from './pages/Esims.js';
 import { OrderDetailPage, OrdersPage } from './pages/Orders.js';
 import { PartnerPage } from './pages/Partner.js';
 import { PartnersPage } from './pages/Partners.js';
@@ -20,6 +21,7 @@ const tabs: Tab[] = [
   { id: 'partners', label: 'Partners' },
   { id: 'plans', label: 'Plans' },
   { id: 'orders', label: 'Orders' },
+  { id: 'esims', label: 'eSIMs' },
   { id: 'deliveries', label: 'Webhook deliveries' },
   { id: 'audit', label: 'Audit log' },
 ];
@@ -66,6 +68,8 @@ export function App() {
         return id ? <PlanPage api={api} planId={id === 'new' ? undefined : id} /> : <PlansPage api={api} route={route} />;
       case 'orders':
         return id ? <OrderDetailPage api={api} orderId={id} /> : <OrdersPage api={api} route={route} />;
+      case 'esims':
+        return <EsimsPage api={api} route={route} />;
       case 'deliveries':
         return <DeliveriesPage api={api} route={route} />;
       case 'audit':
