@@ -1,7 +1,7 @@
-// Protects test mode's reads in the web apps (§14): in test mode each read view asks with livemode=false and nothing else changes; live asks exactly as before.
+// Protects test mode's calls in the web apps (§14): in test mode every call to a mode's path (reads, the test twins, endpoints) carries livemode=false, the account and test keys do not; live asks exactly as before.
 import { describe, expect, it } from 'vitest';
 import { clientForMode, modeQuery, partnerOfAccount } from '../web/shared/mode.js';
-import { keyVariableOf, modeReadPaths } from '../web/portal/mode.js';
+import { keyVariableOf, modePaths } from '../web/portal/mode.js';
 
 type Query = Record<string, string | number | undefined | null>;
 
@@ -10,8 +10,10 @@ function recorder() {
   const calls: Array<{ method: string; path: string; query?: Query; body?: unknown }> = [];
   const client = {
     get: async <T,>(path: string, query?: Query) => (calls.push({ method: 'GET', path, query }), undefined as T),
-    post: async (path: string, body?: unknown) => void calls.push({ method: 'POST', path, body }),
-    patch: async (path: string, body: unknown) => void calls.push({ method: 'PATCH', path, body }),
+    post: async <T,>(path: string, body?: unknown) => (calls.push({ method: 'POST', path, body }), undefined as T),
+    patch: async <T,>(path: string, body: unknown) => (calls.push({ method: 'PATCH', path, body }), undefined as T),
+    postForStatus: async <T,>(path: string, body?: unknown) => (calls.push({ method: 'POST', path, body }), { status: 201, body: undefined as T }),
+    delete: async (path: string) => void calls.push({ method: 'DELETE', path }),
     getText: async (path: string) => (calls.push({ method: 'GET', path }), ''),
   };
   return { calls, client };
@@ -20,7 +22,7 @@ function recorder() {
 describe('the portal client of a mode', () => {
   it('when in test mode, then every read view and its sub-resources carry livemode=false beside their own query', async () => {
     const { calls, client } = recorder();
-    const test = clientForMode(client, 'test', modeReadPaths);
+    const test = clientForMode(client, 'test', modePaths);
     await test.get('/partner/me/orders', { status: 'provisioned', page: 2 });
     await test.get('/partner/me/orders/ord_1');
     await test.get('/partner/me/esims/8988200000000000001');
@@ -37,25 +39,50 @@ describe('the portal client of a mode', () => {
     ]);
   });
 
-  it('when in test mode, then the account itself, writes and paths that only look alike are sent unchanged', async () => {
+  it('when in test mode, then the test twins, the test event and endpoint changes carry livemode=false too, so a pending account passes the portal door', async () => {
     const { calls, client } = recorder();
-    const test = clientForMode(client, 'test', modeReadPaths);
+    const test = clientForMode(client, 'test', modePaths);
+    await test.post('/partner/me/test/wallet/credit', { amount: 500 });
+    await test.post('/partner/me/test/esims/8988200000000000001/usage', { addMb: 100 });
+    await test.post('/partner/me/webhook/test');
+    await test.post('/partner/me/webhook-endpoints', { url: 'https://example.com/h', livemode: false });
+    await test.patch('/partner/me/webhook-endpoints/whe_1', { enabled: false });
+    await test.delete('/partner/me/webhook-endpoints/whe_1');
+    expect(calls).toEqual([
+      { method: 'POST', path: '/partner/me/test/wallet/credit?livemode=false', body: { amount: 500 } },
+      { method: 'POST', path: '/partner/me/test/esims/8988200000000000001/usage?livemode=false', body: { addMb: 100 } },
+      { method: 'POST', path: '/partner/me/webhook/test?livemode=false', body: undefined },
+      { method: 'POST', path: '/partner/me/webhook-endpoints?livemode=false', body: { url: 'https://example.com/h', livemode: false } },
+      { method: 'PATCH', path: '/partner/me/webhook-endpoints/whe_1?livemode=false', body: { enabled: false } },
+      { method: 'DELETE', path: '/partner/me/webhook-endpoints/whe_1?livemode=false' },
+    ]);
+  });
+
+  it('when in test mode, then the account itself, the test keys, the test secret, the wipe and paths that only look alike are sent unchanged', async () => {
+    const { calls, client } = recorder();
+    const test = clientForMode(client, 'test', modePaths);
     await test.get('/partner/me');
     await test.get('/partner/me/ordersx');
-    await test.post('/partner/me/test/wallet/credit', { amount: 500 });
     await test.patch('/partner/me', { testWebhookUrl: null });
-    expect(calls).toEqual([
-      { method: 'GET', path: '/partner/me', query: undefined },
-      { method: 'GET', path: '/partner/me/ordersx', query: undefined },
-      { method: 'POST', path: '/partner/me/test/wallet/credit', body: { amount: 500 } },
-      { method: 'PATCH', path: '/partner/me', body: { testWebhookUrl: null } },
+    await test.post('/partner/me/test-keys');
+    await test.post('/partner/me/test-keys/key_1/revoke');
+    await test.post('/partner/me/test-webhook-secret');
+    await test.post('/partner/me/test-data/delete');
+    expect(calls.map((c) => `${c.method} ${c.path}${c.query ? ` ${JSON.stringify(c.query)}` : ''}`)).toEqual([
+      'GET /partner/me',
+      'GET /partner/me/ordersx',
+      'PATCH /partner/me',
+      'POST /partner/me/test-keys',
+      'POST /partner/me/test-keys/key_1/revoke',
+      'POST /partner/me/test-webhook-secret',
+      'POST /partner/me/test-data/delete',
     ]);
   });
 
   it('when live, then the client is the one given: reads ask as they always did', async () => {
     const { calls, client } = recorder();
-    expect(clientForMode(client, 'live', modeReadPaths)).toBe(client);
-    await clientForMode(client, 'live', modeReadPaths).get('/partner/me/orders', { page: 1 });
+    expect(clientForMode(client, 'live', modePaths)).toBe(client);
+    await clientForMode(client, 'live', modePaths).get('/partner/me/orders', { page: 1 });
     expect(calls).toEqual([{ method: 'GET', path: '/partner/me/orders', query: { page: 1 } }]);
     expect(modeQuery('live')).toEqual({});
     expect(modeQuery('test')).toEqual({ livemode: 'false' });

@@ -231,7 +231,13 @@ describe('a partner builds its integration in test mode, before approval', () =>
     await visit(portal, '#/webhooks', 'Webhook deliveries');
     const table = page.getByRole('table', { name: 'Webhook deliveries' });
     for (const type of ['esim.deleted', 'provision.provisioned']) await shows(table.getByRole('row').filter({ hasText: type }), 'Succeeded');
-    expect(await page.getByRole('button', { name: 'Send test event' }).count()).toBe(0);
+
+    // The test event of test mode: a webhook.test marked livemode false, to the test receiver only.
+    const before = received.length;
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    const queued = /Test event (evt_\w+) queued/.exec(await notice(page, 'Test event'))![1]!;
+    const testEvent = await until(async () => (await verifiedEvents()).slice(before).find((e) => e.id === queued), `the test receiver to get ${queued}`, 20_000, 250);
+    expect(testEvent).toMatchObject({ type: 'webhook.test', livemode: false });
     await expectHealthy(portal, 'the test deliveries');
     await screenshot(page, 'portal-test-deliveries');
   });

@@ -5,7 +5,7 @@ import { Bare, Shell, type Tab } from '../shared/shell.js';
 import type { PartnerWithKeys } from '../shared/types.js';
 import { clientForMode, frameClassOf, ModeSwitch, TestModeBanner, useStoredMode } from '../shared/testMode.js';
 import { Loading, ProblemAlert } from '../shared/ui.js';
-import { modeReadPaths } from './mode.js';
+import { modePaths } from './mode.js';
 import { PortalMode } from './modeContext.js';
 import { AccountPage } from './pages/Account.js';
 import { CatalogPage } from './pages/Catalog.js';
@@ -106,7 +106,7 @@ export function App() {
   const tabs = mode === 'test' ? testTabs : me.status === 'approved' ? approvedTabs : approvedTabs.slice(0, 1);
   const section = tabs.some((t) => t.id === route.parts[0]) ? route.parts[0]! : 'account';
   // Pages read through the mode's client: in test mode every read view asks for the test account's data.
-  const api = clientForMode(baseApi, mode, modeReadPaths);
+  const api = clientForMode(baseApi, mode, modePaths);
   const page = (() => {
     switch (section) {
       case 'test':

@@ -6,12 +6,19 @@ export function keyVariableOf(mode: Mode): string {
   return mode === 'test' ? 'ESIM_TEST_KEY' : 'ESIM_API_KEY';
 }
 
-/** The portal's read views that take `livemode=false` (contract §4 and §14). */
-export const modeReadPaths = [
+/**
+ * The portal's calls that take `livemode=false` (contract §4 and §14): the
+ * read views, the endpoints and the test event, and the test-only twins
+ * (test wallet credit, test helpers), which a pending account reaches only
+ * by asking for test mode. Not the account itself, nor the test keys.
+ */
+export const modePaths = [
   '/partner/me/wallet',
   '/partner/me/orders',
   '/partner/me/catalog',
   '/partner/me/esims',
+  '/partner/me/webhook',
   '/partner/me/webhook-deliveries',
   '/partner/me/webhook-endpoints',
+  '/partner/me/test',
 ];

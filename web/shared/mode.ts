@@ -8,30 +8,44 @@ export type Mode = 'live' | 'test';
 /** What `api.ts` calls a query; spelled out here so this file imports nothing of the DOM (the unit tests type-check it for Node). */
 type Query = Record<string, string | number | undefined | null>;
 
-/** The reads of web/shared/api.ts's Client, which a mode changes. */
-interface Reads {
+/** web/shared/api.ts's Client, as far as a mode changes it. */
+interface ModeClient {
   get<T>(path: string, query?: Query): Promise<T>;
+  post<T>(path: string, body?: unknown): Promise<T>;
+  patch<T>(path: string, body: unknown): Promise<T>;
+  postForStatus<T>(path: string, body?: unknown): Promise<{ status: number; body: T }>;
+  delete(path: string): Promise<void>;
   getText(path: string): Promise<string>;
 }
 
-/** The query every read of a mode carries: nothing in live (the API's default), `livemode=false` in test. */
+/** The query every call of a mode carries: nothing in live (the API's default), `livemode=false` in test. */
 export function modeQuery(mode: Mode): Query {
   return mode === 'test' ? { livemode: 'false' } : {};
 }
 
 /**
- * The client the pages of one mode use. In test mode each GET under
- * `prefixes` gains `livemode=false` (the read views and their exports);
- * writes pass through unchanged, since the test-only calls have routes
- * of their own and a write that takes a mode says so in its body.
+ * The client the pages of one mode use. In test mode every call under
+ * `prefixes` carries `livemode=false`: the portal's door reads the mode
+ * from the query for reads and writes alike (a pending account passes it
+ * only in test mode), so a test page's button acts where its data came
+ * from. Paths outside the prefixes (the account itself, test keys) go out
+ * unchanged.
  */
-export function clientForMode<C extends Reads>(client: C, mode: Mode, prefixes: string[]): C {
+export function clientForMode<C extends ModeClient>(client: C, mode: Mode, prefixes: string[]): C {
   if (mode === 'live') return client;
-  const covered = (path: string) => prefixes.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+  const covered = (path: string) => {
+    const bare = path.split('?')[0]!;
+    return prefixes.some((prefix) => bare === prefix || bare.startsWith(`${prefix}/`));
+  };
+  const withMode = (path: string) => (covered(path) ? `${path}${path.includes('?') ? '&' : '?'}livemode=false` : path);
   return {
     ...client,
     get: <T>(path: string, query?: Query) => client.get<T>(path, covered(path) ? { ...query, ...modeQuery(mode) } : query),
-    getText: (path: string) => client.getText(covered(path) ? `${path}${path.includes('?') ? '&' : '?'}livemode=false` : path),
+    post: <T>(path: string, body?: unknown) => client.post<T>(withMode(path), body),
+    patch: <T>(path: string, body: unknown) => client.patch<T>(withMode(path), body),
+    postForStatus: <T>(path: string, body?: unknown) => client.postForStatus<T>(withMode(path), body),
+    delete: (path: string) => client.delete(withMode(path)),
+    getText: (path: string) => client.getText(withMode(path)),
   };
 }
 

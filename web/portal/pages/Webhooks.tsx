@@ -47,12 +47,10 @@ export function WebhooksPage({ api, route }: { api: Client; route: Route }) {
       </p>
       {feedback}
       <div class="toolbar">
-        {/* The test event goes to the live endpoints; in test mode every helper press already sends real test events. */}
-        {mode === 'live' && (
-          <button type="button" onClick={sendTest} disabled={pending}>
-            Send test event
-          </button>
-        )}
+        {/* In test mode the client asks with livemode=false: a test-mode webhook.test, to the test endpoints. */}
+        <button type="button" onClick={sendTest} disabled={pending}>
+          Send test event
+        </button>
         <FilterSelect id="deliveries-status" label="Status" value={status} options={statusOptions} onChange={(value) => navigate(withParams(route, { status: value }))} />
         <span class="spacer" />
         <button type="button" class="secondary" onClick={deliveries.reload}>
