@@ -4,7 +4,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { webhooks } from '../../packages/sdk/src/index.js';
-import { confirm, decodeQr, expectHealthy, notice, portalLogIn, shows, visit } from './support/apps.js';
+import { confirm, consoleSignIn, decodeQr, expectHealthy, notice, portalLogIn, shows, visit } from './support/apps.js';
 import { ensureWebBuilt, launchBrowser, openPage, screenshot, type Browser, type WatchedPage } from './support/browser.js';
 import { api, asKey, expectProblem, mailedToken, platform, portalToken, uniqueEmail, until, withToken } from './support/client.js';
 import { finalOrder, orderBody, planWithSku } from './support/money.js';
@@ -16,7 +16,7 @@ let receiver: Server;
 const received: Array<{ headers: IncomingHttpHeaders; body: string }> = [];
 
 /** The partner of the journey, filled in as it goes. */
-const partner = { company: `Sandbox Travel ${randomBytes(3).toString('hex')}`, email: uniqueEmail('sandbox'), password: 'a-long-portal-password', testKey: '', prefix: '', testSecret: '' };
+const partner = { id: '', company: `Sandbox Travel ${randomBytes(3).toString('hex')}`, email: uniqueEmail('sandbox'), password: 'a-long-portal-password', testKey: '', prefix: '', testSecret: '' };
 let planId: string;
 let order: any;
 
@@ -113,6 +113,7 @@ describe('a partner builds its integration in test mode, before approval', () =>
     const me = await api('/partner/me', withToken(await portalToken(partner.email, partner.password)));
     expect(me.status).toBe(200);
     expect(me.body.status).toBe('pending');
+    partner.id = me.body.id;
     expect(me.body.testKeys).toEqual([expect.objectContaining({ prefix: partner.prefix, revokedAt: null })]);
     expect(JSON.stringify(me.body)).not.toContain(partner.testKey);
   });
@@ -138,13 +139,13 @@ describe('a partner builds its integration in test mode, before approval', () =>
     await page.getByLabel('Amount (USD)').fill('500.00');
     await page.getByRole('button', { name: 'Credit test wallet' }).click();
     await notice(page, 'Credited $500.00 of test money; the test balance is now $500.00.');
-    expect(await shows(page.getByTestId('test-wallet-balance'), '$')).toBe('$500.00');
+    expect(await shows(page.getByTestId('test-wallet-balance'), '$500.00')).toBe('$500.00');
     const wallet = await asKey(partner.testKey, '/partner/wallet');
     expect(wallet.status, wallet.text).toBe(200);
     expect(wallet.body).toMatchObject({ balance: 50_000, livemode: false });
     await visit(portal, '#/wallet', 'Test wallet');
-    await shows(page.getByRole('table', { name: 'Ledger entries' }), 'Top up');
-    expect(await shows(page.getByTestId('wallet-balance'), '$')).toBe('$500.00');
+    expect(await shows(page.getByRole('table', { name: 'Ledger entries' }).locator('tbody tr'), 'Topup')).toContain('$500.00');
+    expect(await shows(page.getByTestId('wallet-balance'), '$500.00')).toBe('$500.00');
     await expectHealthy(portal, 'the test wallet');
   });
 
@@ -240,5 +241,50 @@ describe('a partner builds its integration in test mode, before approval', () =>
     expect(testEvent).toMatchObject({ type: 'webhook.test', livemode: false });
     await expectHealthy(portal, 'the test deliveries');
     await screenshot(page, 'portal-test-deliveries');
+  });
+
+  it('when an operator opens the console lists, then the test order and eSIM show only behind the test-mode switch, in orange, and live stays the default', async () => {
+    const operator = await openPage(browser, `${platform.adminUrl}/console/`);
+    const { page } = operator;
+    await consoleSignIn(page, platform.adminToken);
+    await page.getByRole('heading', { name: 'Pending applications' }).waitFor();
+
+    await visit(operator, `#/orders?partnerId=${partner.id}`, 'Orders');
+    await shows(page.locator('main'), 'No orders.');
+    const listSwitch = page.getByRole('switch', { name: 'Test mode' });
+    expect(await listSwitch.isChecked()).toBe(false);
+    await listSwitch.check();
+    await page.waitForURL(/livemode=false/);
+    await shows(page.getByTestId('test-mode-banner'), 'TEST MODE');
+    await shows(page.getByRole('table', { name: 'Orders' }).getByRole('row').filter({ hasText: order.id }), 'Provisioned');
+    await expectHealthy(operator, 'the console’s test orders');
+    await screenshot(page, 'console-test-orders');
+
+    await visit(operator, `#/esims?partnerId=${partner.id}&livemode=false`, 'eSIMs');
+    await shows(page.getByRole('table', { name: 'eSIMs' }).getByRole('row').filter({ hasText: order.esim.iccid }), 'Deleted');
+    await listSwitch.uncheck();
+    await page.waitForURL((url) => !url.hash.includes('livemode'));
+    await shows(page.locator('main'), 'No eSIMs.');
+    expect(await page.getByTestId('test-mode-banner').count()).toBe(0);
+    await expectHealthy(operator, 'the console’s eSIMs, live');
+    await page.close();
+  });
+
+  it('when the partner deletes its test data, then the test order is gone for the test key within a minute, and its test keys still work', async () => {
+    const { page } = portal;
+    await visit(portal, '#/test', 'Test tools');
+    await page.getByRole('button', { name: 'Delete all test data' }).click();
+    expect(await confirm(page, 'Delete test data')).toContain('Live data is not touched');
+    await notice(page, 'Deleting your test data');
+    await until(
+      async () => ((await asKey(partner.testKey, `/partner/orders/${order.id}`)).status === 404 ? true : undefined),
+      'the test order to be deleted',
+      60_000,
+      500,
+    );
+    expectProblem(await asKey(partner.testKey, `/partner/orders/${order.id}`), 404, 'ORDER_NOT_FOUND');
+    const wallet = await asKey(partner.testKey, '/partner/wallet');
+    expect(wallet.status, wallet.text).toBe(200);
+    expect(wallet.body).toMatchObject({ balance: 0, livemode: false });
   });
 });

@@ -26,7 +26,7 @@ export function testHelpers(raw: Client<paths>, unwrap: Unwrap) {
   const esimHelper = async (iccid: string, action: 'install' | 'usage' | 'expire' | 'delete', body?: unknown): Promise<Esim> =>
     unwrap(await post(`/api/v1/partner/test/esims/{iccid}/${action}`, { params: { path: { iccid } }, body })) as Esim;
   return {
-    /** Credits the test wallet with `amount` minor units (1 – 100 000 000); answers the `top_up` ledger entry. */
+    /** Credits the test wallet with `amount` minor units (1 – 100 000 000); answers the `topup` ledger entry. */
     creditWallet: async (amount: number): Promise<LedgerEntry> => unwrap(await post('/api/v1/partner/test/wallet/credit', { body: { amount } })) as LedgerEntry,
     /** The traveller installs the eSIM on a phone: `esim.installed`. */
     install: (iccid: string) => esimHelper(iccid, 'install'),

@@ -65,8 +65,8 @@ describe('a test key', () => {
 });
 
 describe('testHelpers', () => {
-  it('when the test wallet is credited, then the amount is posted to the test credit route and the top_up entry comes back', async () => {
-    const entry = { id: 'led_1', type: 'top_up', amount: 50_000, balanceAfter: 50_000, livemode: false };
+  it('when the test wallet is credited, then the amount is posted to the test credit route and the topup entry comes back', async () => {
+    const entry = { id: 'led_1', type: 'topup', amount: 50_000, balanceAfter: 50_000, livemode: false };
     handler = () => ({ status: 201, body: entry });
     expect(await client().testHelpers.creditWallet(50_000)).toEqual(entry);
     expect(seen).toEqual([{ method: 'POST', url: '/api/v1/partner/test/wallet/credit', body: { amount: 50_000 }, authorization: `Bearer ${testKey}` }]);
