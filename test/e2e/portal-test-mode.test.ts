@@ -259,6 +259,9 @@ describe('a partner builds its integration in test mode, before approval', () =>
     await shows(page.getByRole('table', { name: 'Orders' }).getByRole('row').filter({ hasText: order.id }), 'Provisioned');
     await expectHealthy(operator, 'the console’s test orders');
     await screenshot(page, 'console-test-orders');
+    await page.getByRole('link', { name: order.id }).click();
+    await page.getByRole('heading', { level: 1, name: `Order ${order.id}` }).waitFor();
+    await shows(page.getByRole('heading', { level: 2 }).filter({ hasText: 'Provisioned' }), 'Test');
 
     await visit(operator, `#/esims?partnerId=${partner.id}&livemode=false`, 'eSIMs');
     await shows(page.getByRole('table', { name: 'eSIMs' }).getByRole('row').filter({ hasText: order.esim.iccid }), 'Deleted');

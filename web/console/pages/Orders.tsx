@@ -5,9 +5,9 @@ import { formatDateTime, humanize } from '../../shared/format.js';
 import { formatMoney } from '../../shared/money.js';
 import { href, navigate, pageOf, withParams, type Route } from '../../shared/router.js';
 import { useTitle } from '../../shared/shell.js';
-import { partnerOfAccount } from '../../shared/testMode.js';
+import { partnerOfAccount, TestBadge } from '../../shared/testMode.js';
 import { ListModeFrame, listModeQuery, ListModeSwitch } from '../listMode.js';
-import type { AdminEsim, AdminOrder, Page } from '../../shared/types.js';
+import type { AdminEsim, AdminOrder, Livemode, Page } from '../../shared/types.js';
 import { Badge, DataTable, FilterSelect, Loaded, Pager, useResource } from '../../shared/ui.js';
 
 const statusOptions: Array<[string, string]> = [['', 'All'], ...orderStatuses.map((s): [string, string] => [s, humanize(s)])];
@@ -80,7 +80,7 @@ export function OrderDetailPage({ api, orderId }: { api: Client; orderId: string
           <>
             <section class="card" aria-labelledby="order-title">
               <h2 id="order-title">
-                {o.planName} <Badge value={o.status} />
+                {o.planName} <Badge value={o.status} /> <TestBadge livemode={(o as AdminOrder & Livemode).livemode} />
               </h2>
               <dl class="facts">
                 <dt>Kind</dt>
