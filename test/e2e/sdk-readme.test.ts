@@ -1,8 +1,9 @@
 // packages/sdk/README.md's examples, run verbatim against the whole platform (#19): a funded partner places an
-// order with the SDK, and the README's receiver verifies the real signed webhook that follows.
+// order with the SDK, and the README's receiver verifies the real signed webhook that follows; a pending partner's
+// test key runs the test-mode example end to end (§14).
 import { createServer } from 'node:net';
 import { afterAll, expect, it } from 'vitest';
-import { admin, platform, until } from './support/client.js';
+import { admin, api, platform, portalToken, registerPartner, until, verifyEmailOf, withToken } from './support/client.js';
 import { fundedPartner } from './support/money.js';
 import { readmeExample, runExample, type RunningExample } from './support/readmeExamples.js';
 
@@ -49,4 +50,17 @@ it('when a partner runs the README’s order and receiver examples, then the ord
     200,
   );
   expect(ready).toMatch(/^LPA:1\$/);
+}, 240_000);
+
+it('when a pending partner runs the README’s test-mode example with a test key, then it funds the test wallet, orders, and drives the test eSIM to deleted', async () => {
+  const { application, answer } = await registerPartner();
+  expect(answer.status, answer.text).toBe(201);
+  await verifyEmailOf(application.email);
+  const issued = await api('/partner/me/test-keys', { method: 'POST', ...withToken(await portalToken(application.email, application.password)) });
+  expect(issued.status, issued.text).toBe(201);
+
+  const sandbox = runExample(readmeExample('packages/sdk/README.md', 'test-mode'), 'test-mode', { ESIM_URL: platform.publicUrl, ESIM_TEST_KEY: issued.body.key });
+  running.push(sandbox);
+  expect(await sandbox.exited, sandbox.output()).toBe(0);
+  expect(sandbox.output()).toMatch(/^installed: 500 MB used of \d+$/m);
 }, 240_000);

@@ -5,6 +5,7 @@ import { Bare, Shell, type Tab } from '../shared/shell.js';
 import { ApplicationsPage } from './pages/Applications.js';
 import { AuditPage } from './pages/Audit.js';
 import { DeliveriesPage } from './pages/Deliveries.js';
+import { EsimsPage } from './pages/Esims.js';
 import { OperatorsPage } from './pages/Operators.js';
 import { OrderDetailPage, OrdersPage } from './pages/Orders.js';
 import { PartnerPage } from './pages/Partner.js';
@@ -21,6 +22,7 @@ const tabs: Tab[] = [
   { id: 'partners', label: 'Partners' },
   { id: 'plans', label: 'Plans' },
   { id: 'orders', label: 'Orders' },
+  { id: 'esims', label: 'eSIMs' },
   { id: 'deliveries', label: 'Webhook deliveries' },
   { id: 'audit', label: 'Audit log' },
   { id: 'operators', label: 'Operators' },
@@ -68,6 +70,8 @@ export function App() {
         return id ? <PlanPage api={api} planId={id === 'new' ? undefined : id} /> : <PlansPage api={api} route={route} />;
       case 'orders':
         return id ? <OrderDetailPage api={api} orderId={id} /> : <OrdersPage api={api} route={route} />;
+      case 'esims':
+        return <EsimsPage api={api} route={route} />;
       case 'deliveries':
         return <DeliveriesPage api={api} route={route} />;
       case 'audit':

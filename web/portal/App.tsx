@@ -3,7 +3,10 @@ import { createClient, type Client } from '../shared/api.js';
 import { useRoute } from '../shared/router.js';
 import { Bare, Shell, type Tab } from '../shared/shell.js';
 import type { PartnerWithKeys } from '../shared/types.js';
+import { clientForMode, frameClassOf, ModeSwitch, TestModeBanner, useStoredMode } from '../shared/testMode.js';
 import { Loading, ProblemAlert } from '../shared/ui.js';
+import { modePaths } from './mode.js';
+import { PortalMode } from './modeContext.js';
 import { AccountPage } from './pages/Account.js';
 import { CatalogPage } from './pages/Catalog.js';
 import { EsimsPage } from './pages/Esims.js';
@@ -13,6 +16,7 @@ import { OrdersPage } from './pages/Orders.js';
 import { RegisterPage } from './pages/Register.js';
 import { accountLink, ForgotPasswordPage, ResetPasswordPage, VerifyEmailPage } from './pages/AccountLinks.js';
 import { WalletPage } from './pages/Wallet.js';
+import { TestToolsPage } from './pages/TestTools.js';
 import { WebhooksPage } from './pages/Webhooks.js';
 import { endSession, startSession, storedSession, type Session } from './session.js';
 
@@ -26,6 +30,13 @@ const approvedTabs: Tab[] = [
   { id: 'esims', label: 'eSIMs' },
   { id: 'webhooks', label: 'Webhooks' },
 ];
+/**
+ * In test mode every account that can hold a test key (pending too, §14)
+ * gets the sections, reading its test account, plus the test tools.
+ */
+const testTabs: Tab[] = [approvedTabs[0]!, { id: 'test', label: 'Test tools' }, ...approvedTabs.slice(1)];
+/** Test keys are refused to these accounts (§14): no switch for them. */
+const withoutTestMode = new Set(['rejected']);
 
 /** Calls that need no token (login, register): a 401 there is a wrong password, not a lost session. */
 export const publicApi: Client = createClient({ base: '/api/v1', headers: () => ({}), onUnauthorized: () => {} });
@@ -37,17 +48,20 @@ export function App() {
   const [message, setMessage] = useState<string | undefined>(initial === 'expired' ? expiredMessage : undefined);
   const [me, setMe] = useState<PartnerWithKeys | undefined>();
   const [meError, setMeError] = useState<unknown>();
+  const [storedMode, setMode] = useStoredMode('esim.portal.mode');
   const token = useRef(session?.token);
   token.current = session?.token;
 
   const signOut = useCallback((reason?: string) => {
     endSession();
+    // The next person to log in on this tab starts live, as everyone does.
+    setMode('live');
     setSession(undefined);
     setMe(undefined);
     setMessage(reason);
-  }, []);
+  }, [setMode]);
 
-  const api = useMemo(() => {
+  const baseApi = useMemo(() => {
     const client: Client = createClient({
       base: '/api/v1',
       headers: (): Record<string, string> => (token.current ? { authorization: `Bearer ${token.current}` } : {}),
@@ -63,7 +77,7 @@ export function App() {
     return client;
   }, [signOut]);
 
-  const refreshMe = useCallback(() => api.get<PartnerWithKeys>('/partner/me').then(setMe, setMeError), [api]);
+  const refreshMe = useCallback(() => baseApi.get<PartnerWithKeys>('/partner/me').then(setMe, setMeError), [baseApi]);
 
   useEffect(() => {
     if (!session) return;
@@ -88,10 +102,15 @@ export function App() {
   }
   if (!me) return <Bare brand={brand}>{meError ? <ProblemAlert error={meError} /> : <Loading what="Opening your account" />}</Bare>;
 
-  const approved = me.status === 'approved';
-  const section = approved && approvedTabs.some((t) => t.id === route.parts[0]) ? route.parts[0]! : 'account';
+  const mode = withoutTestMode.has(me.status) ? 'live' : storedMode;
+  const tabs = mode === 'test' ? testTabs : me.status === 'approved' ? approvedTabs : approvedTabs.slice(0, 1);
+  const section = tabs.some((t) => t.id === route.parts[0]) ? route.parts[0]! : 'account';
+  // Pages read through the mode's client: in test mode every read view asks for the test account's data.
+  const api = clientForMode(baseApi, mode, modePaths);
   const page = (() => {
     switch (section) {
+      case 'test':
+        return <TestToolsPage api={api} me={me} onChanged={setMe} />;
       case 'catalog':
         return <CatalogPage api={api} route={route} />;
       case 'wallet':
@@ -112,10 +131,16 @@ export function App() {
       who={`${me.company} · ${me.email}`}
       onSignOut={() => signOut('You are logged out.')}
       signOutLabel="Log out"
-      tabs={approved ? approvedTabs : approvedTabs.slice(0, 1)}
+      tabs={tabs}
       current={section}
+      controls={withoutTestMode.has(me.status) ? undefined : <ModeSwitch mode={mode} onChange={setMode} />}
+      banner={<TestModeBanner mode={mode}>Test data only: test keys, test wallet, test orders and simulated eSIMs. Nothing here costs money.</TestModeBanner>}
+      frameClass={frameClassOf(mode)}
     >
-      <div key={route.page}>{page}</div>
+      <PortalMode.Provider value={mode}>
+        {/* Keyed by the mode too: switching reloads the page from the other account. */}
+        <div key={`${mode}:${route.page}`}>{page}</div>
+      </PortalMode.Provider>
     </Shell>
   );
 }

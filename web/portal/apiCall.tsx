@@ -16,9 +16,9 @@ export function apiBase(): string {
   return `${window.location.origin}/api/v1`;
 }
 
-/** A curl POST with the key from the environment, never a real key. */
-export function curlPost(path: string, body?: unknown): string {
-  const lines = [`curl -X POST ${shellQuote(`${apiBase()}${path}`)}`, `  -H "Authorization: Bearer $ESIM_API_KEY"`];
+/** A curl POST with the key from the environment (`$ESIM_API_KEY`, or `$ESIM_TEST_KEY` in test mode), never a real key. */
+export function curlPost(path: string, body?: unknown, keyVariable = 'ESIM_API_KEY'): string {
+  const lines = [`curl -X POST ${shellQuote(`${apiBase()}${path}`)}`, `  -H "Authorization: Bearer $${keyVariable}"`];
   if (body !== undefined) lines.push(`  -H 'Content-Type: application/json'`, `  -d ${shellQuote(JSON.stringify(body, null, 2))}`);
   return lines.join(' \\\n');
 }

@@ -24,7 +24,12 @@ export interface Page<T> {
 }
 
 export type Partner = z.output<typeof partnerView>;
-export type PartnerWithKeys = z.output<typeof partnerWithKeysView>;
+/**
+ * §14 adds `testKeys` and `testWebhookUrl` to GET /partner/me (tm-accounts);
+ * optional here so the portal reads them whether or not this build's
+ * gateway schema has them yet.
+ */
+export type PartnerWithKeys = z.output<typeof partnerWithKeysView> & { testKeys?: ApiKey[]; testWebhookUrl?: string | null };
 export type AdminPartner = z.output<typeof adminPartnerView>;
 export type ApiKey = z.output<typeof apiKeyView>;
 export type Plan = z.output<typeof planView>;
@@ -42,6 +47,23 @@ export type AdminWebhookDelivery = z.output<typeof adminWebhookDeliveryView>;
 export type WebhookEndpoint = z.output<typeof webhookEndpointView>;
 export type WebhookEndpointWithSecret = z.output<typeof webhookEndpointWithSecret>;
 export type AuditEntry = z.output<typeof auditEntry>;
+
+/**
+ * §14: every view a partner reads carries `livemode`. A view's own schema
+ * gains it with test mode; the apps read it through this, which holds
+ * whether or not that schema has it yet.
+ */
+export type Livemode = { livemode?: boolean };
+/** POST /partner/me/test-keys: the only answer that ever holds the test key in full (§14). */
+export interface CreatedTestKey {
+  key: string;
+  id: string;
+  prefix: string;
+  scopes: string[];
+  createdAt: string;
+}
+/** POST /partner/me/test-webhook-secret: the new test signing secret, once. */
+export type TestWebhookSecret = { secret?: string; webhookSecret?: string };
 
 export type LoginAnswer = z.output<typeof loginResponse>;
 /** POST /admin/v1/partners/{id}/wallet/topups and …/adjustments. */

@@ -12,7 +12,20 @@ import { Badge, CopyButton, DataTable, Loaded, TextField, useResource } from './
  * console reads any partner's under /partners/{id}/webhook-endpoints
  * (read-only there). A new or rotated secret is shown once, here.
  */
-export function WebhookEndpoints({ api, base, readOnly = false, onShowDeliveries }: { api: Client; base: string; readOnly?: boolean; onShowDeliveries?: (endpointId: string) => void }) {
+export function WebhookEndpoints({
+  api,
+  base,
+  readOnly = false,
+  createFields,
+  onShowDeliveries,
+}: {
+  api: Client;
+  base: string;
+  readOnly?: boolean;
+  /** Sent with every new endpoint: `{ livemode: false }` makes a test endpoint (§14). */
+  createFields?: Record<string, unknown>;
+  onShowDeliveries?: (endpointId: string) => void;
+}) {
   const endpoints = useResource(() => api.get<{ data: WebhookEndpoint[] }>(base), [base]);
   const { run, pending, feedback } = useAction();
   const [secret, setSecret] = useState<{ endpointId: string; secret: string } | undefined>();
@@ -28,7 +41,7 @@ export function WebhookEndpoints({ api, base, readOnly = false, onShowDeliveries
   };
   const create = () =>
     run({
-      action: () => api.post<WebhookEndpointWithSecret>(base, { url: url.trim(), description: description.trim(), eventTypes: eventTypesOf(types) }),
+      action: () => api.post<WebhookEndpointWithSecret>(base, { ...createFields, url: url.trim(), description: description.trim(), eventTypes: eventTypesOf(types) }),
       done: (created) => {
         setSecret({ endpointId: created.id, secret: created.secret });
         setUrl('');

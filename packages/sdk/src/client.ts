@@ -3,6 +3,7 @@ import { EsimApiError } from './errors.js';
 import type { components, paths } from './generated/partner.js';
 import type { FiltersOf, ItemOf, PagedPath, PageOf, QueryOf } from './paging.js';
 import { retryingFetch, type Fetch, type RetryOptions } from './retry.js';
+import { testHelpers } from './testHelpers.js';
 import { webhooks } from './webhooks.js';
 
 type Schemas = components['schemas'];
@@ -10,6 +11,7 @@ export type Plan = Schemas['Plan'];
 export type Order = Schemas['Order'];
 export type Wallet = Schemas['Wallet'];
 export type LedgerEntry = Schemas['LedgerEntry'];
+export type Esim = Schemas['Esim'];
 export type OrderRequest = Schemas['OrderRequestInput'];
 /** What `orders.quote` takes: an order's body without `clientRequestId` (§7). */
 export type QuoteRequest = Schemas['QuoteRequestInput'];
@@ -20,7 +22,7 @@ export type CreatedOrder = Schemas['OrderCreated'] & { replayed: boolean };
 export interface ClientOptions {
   /** The platform's public listener, e.g. `https://api.example.com` or `http://localhost:8080`. */
   baseUrl: string;
-  /** Your `sk_live_…` key. */
+  /** Your `sk_live_…` key, or a `sk_test_…` key for test mode (§14): the same calls, on your test data. */
   apiKey: string;
   retry?: RetryOptions;
   /** How long `orders.create` keeps retrying 409 REQUEST_IN_PROGRESS (default 10 s). */
@@ -49,11 +51,13 @@ function unwrap<T>(result: { data?: T; error?: unknown; response: Response }): T
  */
 export function createClient(options: ClientOptions) {
   const inner: Fetch = options.fetch ?? ((request) => fetch(request));
-  const raw: Client<paths> = createFetchClient<paths>({
+  const clientOptions = {
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     headers: { authorization: `Bearer ${options.apiKey}`, 'user-agent': '@esim/sdk' },
-    fetch: retryingFetch(inner, options.retry),
-  });
+  };
+  const raw: Client<paths> = createFetchClient<paths>({ ...clientOptions, fetch: retryingFetch(inner, options.retry) });
+  // The test helpers' writes are not idempotent (a credit, added usage): retried only when refused before any work.
+  const rawOnce: Client<paths> = createFetchClient<paths>({ ...clientOptions, fetch: retryingFetch(inner, options.retry, 'refusedOnly') });
 
   /** One page of any paged list. */
   async function page<P extends PagedPath>(path: P, query?: QueryOf<P>): Promise<PageOf<P>> {
@@ -111,7 +115,14 @@ export function createClient(options: ClientOptions) {
     allLedgerEntries: (filters?: FiltersOf<'/api/v1/partner/wallet/ledger'>) => iterate('/api/v1/partner/wallet/ledger', filters),
   };
 
-  return { raw, page, iterate, orders, catalog, wallet, webhooks };
+  /**
+   * Which mode the key works in (§14): false for a `sk_test_…` key, whose
+   * every call reads and writes your test data. The platform decides; this
+   * only reads the key's published prefix, for logs and guards of your own.
+   */
+  const livemode = !options.apiKey.startsWith('sk_test_');
+
+  return { raw, page, iterate, orders, catalog, wallet, webhooks, livemode, testHelpers: testHelpers(rawOnce, unwrap) };
 }
 
 export type EsimClient = ReturnType<typeof createClient>;

@@ -15,6 +15,15 @@ export interface RetryOptions {
 
 export type Fetch = (input: Request) => Promise<Response>;
 
+/**
+ * What a request may be retried after. `idempotent` (every partner-API write
+ * the SDK sends but the test helpers): 429, 503 and dropped connections.
+ * `refusedOnly`: 429 alone, which the gateway answers before doing anything;
+ * a 503 or a dropped connection may come after the work was done, and
+ * repeating "add 100 MB" or "credit 5.00" would do it twice.
+ */
+export type RetryPolicy = 'idempotent' | 'refusedOnly';
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Seconds or an HTTP date, as RFC 9110 allows; undefined when absent or unreadable. */
@@ -25,7 +34,7 @@ export function retryAfterMs(header: string | null, now = Date.now()): number | 
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 }
 
-export function retryingFetch(inner: Fetch, options: RetryOptions = {}): Fetch {
+export function retryingFetch(inner: Fetch, options: RetryOptions = {}, policy: RetryPolicy = 'idempotent'): Fetch {
   const maxAttempts = Math.max(1, options.maxAttempts ?? 4);
   const base = options.baseDelayMs ?? 250;
   const cap = options.maxDelayMs ?? 20_000;
@@ -38,11 +47,11 @@ export function retryingFetch(inner: Fetch, options: RetryOptions = {}): Fetch {
       try {
         response = await inner(last ? request : request.clone());
       } catch (error) {
-        if (last || request.signal.aborted) throw error;
+        if (last || request.signal.aborted || policy === 'refusedOnly') throw error;
         await sleep(backoff(attempt));
         continue;
       }
-      if (last || (response.status !== 429 && response.status !== 503)) return response;
+      if (last || (response.status !== 429 && (response.status !== 503 || policy === 'refusedOnly'))) return response;
       const wait = response.status === 429 ? (retryAfterMs(response.headers.get('retry-after')) ?? backoff(attempt)) : backoff(attempt);
       await response.body?.cancel();
       await sleep(Math.min(cap, wait));

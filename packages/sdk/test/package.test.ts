@@ -31,9 +31,10 @@ afterAll(() => rmSync(project, { recursive: true, force: true }));
 it('when the README’s examples are compiled in a fresh strict project, then they type-check against the published declarations', async () => {
   writeFileSync(join(project, 'order.ts'), readmeExample('packages/sdk/README.md', 'order'));
   writeFileSync(join(project, 'receiver.ts'), readmeExample('packages/sdk/README.md', 'receiver'));
+  writeFileSync(join(project, 'testMode.ts'), readmeExample('packages/sdk/README.md', 'test-mode'));
   writeFileSync(
     join(project, 'tsconfig.json'),
-    JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, types: ['node'], lib: ['ES2023', 'DOM'] }, include: ['order.ts', 'receiver.ts'] }),
+    JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, types: ['node'], lib: ['ES2023', 'DOM'] }, include: ['order.ts', 'receiver.ts', 'testMode.ts'] }),
   );
   const tsc = require.resolve('typescript/bin/tsc');
   const result = await run(process.execPath, [tsc, '-p', project], { cwd: project }).catch((error: { stdout: string }) => ({ stdout: error.stdout, failed: true }));

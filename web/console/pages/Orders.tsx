@@ -5,7 +5,9 @@ import { formatDateTime, humanize } from '../../shared/format.js';
 import { formatMoney } from '../../shared/money.js';
 import { href, navigate, pageOf, withParams, type Route } from '../../shared/router.js';
 import { useTitle } from '../../shared/shell.js';
-import type { AdminEsim, AdminOrder, Page } from '../../shared/types.js';
+import { partnerOfAccount, TestBadge } from '../../shared/testMode.js';
+import { ListModeFrame, listModeQuery, ListModeSwitch } from '../listMode.js';
+import type { AdminEsim, AdminOrder, Livemode, Page } from '../../shared/types.js';
 import { Badge, DataTable, FilterSelect, Loaded, Pager, useResource } from '../../shared/ui.js';
 
 const statusOptions: Array<[string, string]> = [['', 'All'], ...orderStatuses.map((s): [string, string] => [s, humanize(s)])];
@@ -16,7 +18,8 @@ export function OrdersPage({ api, route }: { api: Client; route: Route }) {
   const status = route.query.get('status') ?? '';
   const partnerId = route.query.get('partnerId') ?? '';
   const page = pageOf(route);
-  const orders = useResource(() => api.get<Page<AdminOrder>>('/orders', { status, partnerId, page, limit: 20 }), [status, partnerId, page]);
+  const livemode = route.query.get('livemode') ?? '';
+  const orders = useResource(() => api.get<Page<AdminOrder>>('/orders', { status, partnerId, page, limit: 20, ...listModeQuery(route) }), [status, partnerId, page, livemode]);
   return (
     <>
       <h1>Orders</h1>
@@ -28,33 +31,36 @@ export function OrdersPage({ api, route }: { api: Client; route: Route }) {
           </span>
         )}
         <span class="spacer" />
+        <ListModeSwitch route={route} />
         <button type="button" class="secondary" onClick={orders.reload}>
           Refresh
         </button>
       </div>
-      <Loaded resource={orders}>
-        {(result) => (
-          <>
-            <DataTable
-              caption="Orders"
-              rows={result.data}
-              rowKey={(o) => o.id}
-              empty="No orders."
-              columns={[
-                { label: 'Order', render: (o) => <a href={href('orders', o.id)}>{o.id}</a> },
-                { label: 'Placed', render: (o) => formatDateTime(o.createdAt) },
-                // Filtered by one partner, the column would repeat it on every row.
-                ...(partnerId ? [] : [{ label: 'Partner', render: (o: AdminOrder) => <a href={href('partners', o.partnerId)}>{o.partnerId}</a> }]),
-                { label: 'Plan', render: (o) => o.planName },
-                { label: 'Kind', render: (o) => (o.kind === 'topup' ? 'Top-up' : 'New eSIM') },
-                { label: 'Status', render: (o) => <Badge value={o.status} /> },
-                { label: 'Price', numeric: true, render: (o) => formatMoney(o.price, o.currency) },
-              ]}
-            />
-            <Pager pagination={result.pagination} route={route} />
-          </>
-        )}
-      </Loaded>
+      <ListModeFrame route={route} what="orders">
+        <Loaded resource={orders}>
+          {(result) => (
+            <>
+              <DataTable
+                caption="Orders"
+                rows={result.data}
+                rowKey={(o) => o.id}
+                empty="No orders."
+                columns={[
+                  { label: 'Order', render: (o) => <a href={href('orders', o.id)}>{o.id}</a> },
+                  { label: 'Placed', render: (o) => formatDateTime(o.createdAt) },
+                  // Filtered by one partner, the column would repeat it on every row.
+                  ...(partnerId ? [] : [{ label: 'Partner', render: (o: AdminOrder) => <a href={href('partners', partnerOfAccount(o.partnerId))}>{o.partnerId}</a> }]),
+                  { label: 'Plan', render: (o) => o.planName },
+                  { label: 'Kind', render: (o) => (o.kind === 'topup' ? 'Top-up' : 'New eSIM') },
+                  { label: 'Status', render: (o) => <Badge value={o.status} /> },
+                  { label: 'Price', numeric: true, render: (o) => formatMoney(o.price, o.currency) },
+                ]}
+              />
+              <Pager pagination={result.pagination} route={route} />
+            </>
+          )}
+        </Loaded>
+      </ListModeFrame>
     </>
   );
 }
@@ -74,14 +80,14 @@ export function OrderDetailPage({ api, orderId }: { api: Client; orderId: string
           <>
             <section class="card" aria-labelledby="order-title">
               <h2 id="order-title">
-                {o.planName} <Badge value={o.status} />
+                {o.planName} <Badge value={o.status} /> <TestBadge livemode={(o as AdminOrder & Livemode).livemode} />
               </h2>
               <dl class="facts">
                 <dt>Kind</dt>
                 <dd>{o.kind === 'topup' ? 'Top-up of an existing eSIM' : 'New eSIM'}</dd>
                 <dt>Partner</dt>
                 <dd>
-                  <a href={href('partners', o.partnerId)}>{o.partnerId}</a>
+                  <a href={href('partners', partnerOfAccount(o.partnerId))}>{o.partnerId}</a>
                 </dd>
                 <dt>Price</dt>
                 <dd>{formatMoney(o.price, o.currency)}</dd>

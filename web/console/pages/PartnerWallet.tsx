@@ -6,6 +6,7 @@ import { formatDateTime, humanize } from '../../shared/format.js';
 import { formatMoney, moneyExample, parseMoney } from '../../shared/money.js';
 import { href } from '../../shared/router.js';
 import type { Wallet, WalletCredit } from '../../shared/types.js';
+import { ModeSwitch, modeQuery, TestModeBanner, type Mode } from '../../shared/testMode.js';
 import { DataTable, Loaded, TextField, useResource } from '../../shared/ui.js';
 import { useCan } from '../role.js';
 
@@ -14,21 +15,31 @@ function badAmount(detail: string): ApiError {
   return new ApiError({ type: 'about:blank', title: 'Invalid amount', status: 400, code: 'VALIDATION_ERROR', detail, requestId: '' });
 }
 
-/** Balance, operator top-up (bank transfer received) and adjustment, and the 50 latest ledger entries (§6). */
+/**
+ * Balance, operator top-up (bank transfer received) and adjustment, and the
+ * 50 latest ledger entries (§6). Behind the test-mode switch, the partner's
+ * test wallet, read-only: test money is credited by the partner (§14).
+ */
 export function PartnerWallet({ api, partnerId }: { api: Client; partnerId: string }) {
   const path = `/partners/${encodeURIComponent(partnerId)}/wallet`;
-  const wallet = useResource(() => api.get<Wallet>(path), [partnerId]);
+  const [mode, setMode] = useState<Mode>('live');
+  const wallet = useResource(() => api.get<Wallet>(path, modeQuery(mode)), [partnerId, mode]);
   const can = useCan();
   return (
-    <section class="card" aria-labelledby="wallet-title">
-      <h2 id="wallet-title">Wallet</h2>
+    <section class={mode === 'test' ? 'card test-list' : 'card'} aria-labelledby="wallet-title">
+      <TestModeBanner mode={mode}>The partner’s test wallet: play money, never part of a live total.</TestModeBanner>
+      <div class="toolbar">
+        <h2 id="wallet-title">{mode === 'test' ? 'Test wallet' : 'Wallet'}</h2>
+        <span class="spacer" />
+        <ModeSwitch id="wallet-test-mode" mode={mode} onChange={setMode} />
+      </div>
       <Loaded resource={wallet}>
         {(w) => (
           <>
             <p class="big" data-testid="console-balance">
               {formatMoney(w.balance, w.currency)}
             </p>
-            <div class="grid" hidden={!can('finance')}>
+            <div class="grid" hidden={!can('finance') || mode === 'test'}>
               <TopUp api={api} path={path} currency={w.currency} onDone={wallet.reload} />
               <Adjust api={api} path={path} currency={w.currency} onDone={wallet.reload} />
             </div>

@@ -7,7 +7,7 @@ import type { ApiKey, Partner, PartnerWithKeys } from '../../shared/types.js';
 import { Badge, DataTable, TextField } from '../../shared/ui.js';
 
 const statusText: Record<PartnerWithKeys['status'], string> = {
-  pending: 'Your application is being reviewed. Once an operator approves it, your API key and webhook signing secret arrive by e-mail, and the catalog, wallet and orders open here.',
+  pending: 'Your application is being reviewed. Once an operator approves it, your API key and webhook signing secret arrive by e-mail, and the catalog, wallet and orders open here. Meanwhile, turn on Test mode (at the top) to get a test key and build your integration on test data.',
   approved: 'Your account is approved: your API keys work and every section of the portal is open.',
   suspended: 'Your account is suspended: your API keys are refused until an operator reinstates it. Contact us to resolve it.',
   rejected: 'Your application was rejected.',

@@ -1,5 +1,7 @@
 import { formatData } from '../../shared/format.js';
 import type { Esim, Order } from '../../shared/types.js';
+import { keyVariableOf } from '../mode.js';
+import { useMode } from '../modeContext.js';
 import { ApiCall, curlPost } from '../apiCall.js';
 
 export type RuleState = 'pass' | 'fail' | 'api';
@@ -61,6 +63,7 @@ const stateText: Record<RuleState, { text: string; tone: string }> = {
 
 /** "Cancel and refund": which rules this order meets, and the API call that cancels it (an API key with orders:write). */
 export function CancelPanel({ order, esim }: { order: Order; esim: Esim | undefined }) {
+  const mode = useMode();
   if (order.status === 'cancelled') {
     return (
       <section class="card" aria-labelledby="cancel-title">
@@ -93,7 +96,7 @@ export function CancelPanel({ order, esim }: { order: Order; esim: Esim | undefi
           <p data-testid="cancel-verdict">
             This order can be cancelled. Cancelling is an API call with a key that has the <code>orders:write</code> scope:
           </p>
-          <ApiCall id="cancel-call" label="Cancel call" command={curlPost(`/partner/orders/${encodeURIComponent(order.id)}/cancel`)} />
+          <ApiCall id="cancel-call" label="Cancel call" command={curlPost(`/partner/orders/${encodeURIComponent(order.id)}/cancel`, undefined, keyVariableOf(mode))} />
         </>
       )}
     </section>

@@ -1,4 +1,4 @@
-import { useEffect } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { Client } from '../../shared/api.js';
 import { useAction } from '../../shared/actions.js';
 import { EsimState } from '../../shared/esim.js';
@@ -6,10 +6,14 @@ import { formatDateTime } from '../../shared/format.js';
 import { formatMoney } from '../../shared/money.js';
 import { href } from '../../shared/router.js';
 import { useTitle } from '../../shared/shell.js';
-import type { Esim, Order } from '../../shared/types.js';
+import type { Esim, Livemode, Order } from '../../shared/types.js';
+import { TestBadge } from '../../shared/testMode.js';
 import { Badge, CopyButton, Loaded, useResource } from '../../shared/ui.js';
 import { ApiCall, curlPost } from '../apiCall.js';
+import { keyVariableOf } from '../mode.js';
+import { useMode } from '../modeContext.js';
 import { CancelPanel } from './CancelOrder.js';
+import { TestHelpers } from './TestHelpers.js';
 import { TopUpPanel } from './TopUp.js';
 
 /** While provisioning runs, look again this often (bounded: the page stops when it settles or closes). */
@@ -47,7 +51,7 @@ function OrderView({ api, order }: { api: Client; order: Order }) {
     <>
       <section class="card" aria-labelledby="order-title">
         <h2 id="order-title">
-          {order.planName} <Badge value={order.status} />
+          {order.planName} <Badge value={order.status} /> <TestBadge livemode={(order as Order & Livemode).livemode} />
         </h2>
         <dl class="facts">
           <dt>Kind</dt>
@@ -111,6 +115,7 @@ function OrderView({ api, order }: { api: Client; order: Order }) {
 
 /** A group order (§7): every eSIM with its QR code, and the activation codes as one CSV file. */
 function GroupEsims({ api, order }: { api: Client; order: Order }) {
+  const keyVariable = keyVariableOf(useMode());
   const download = async () => {
     const csv = await api.getText(`/partner/me/orders/${encodeURIComponent(order.id)}/esims.csv`);
     const url = URL.createObjectURL(new Blob([csv], { type: 'text/csv' }));
@@ -156,7 +161,7 @@ function GroupEsims({ api, order }: { api: Client; order: Order }) {
             A group order is cancelled as a whole, and only while none of its eSIMs is installed, used or topped up; what was paid (net of any refund
             already made) goes back to your wallet. Cancelling is an API call with a key that has the <code>orders:write</code> scope:
           </p>
-          <ApiCall id="group-cancel-call" label="Cancel call" command={curlPost(`/partner/orders/${encodeURIComponent(order.id)}/cancel`)} />
+          <ApiCall id="group-cancel-call" label="Cancel call" command={curlPost(`/partner/orders/${encodeURIComponent(order.id)}/cancel`, undefined, keyVariable)} />
         </>
       )}
       {order.status === 'cancelled' && <p>This order was cancelled as a whole; its eSIMs are kept above for the record.</p>}
@@ -200,23 +205,35 @@ function InstallCard({ order, esim }: { order: Order; esim: NonNullable<Order['e
 
 /** The eSIM's state as the supplier reported it, then top-up and cancellation (§13). */
 function AfterTheSale({ api, order, iccid }: { api: Client; order: Order; iccid: string }) {
+  const mode = useMode();
   const esim = useResource(() => api.get<Esim>(`/partner/me/esims/${encodeURIComponent(iccid)}`), [iccid, order.updatedAt]);
+  // A test helper answers the eSIM as its notifications left it: shown at once, until the next load replaces it.
+  const [helped, setHelped] = useState<Esim | undefined>();
+  const refresh = () => {
+    setHelped(undefined);
+    esim.reload();
+  };
   return (
     <Loaded resource={esim}>
-      {(e) => (
+      {(loaded) => {
+        const e = helped ?? loaded;
+        return (
         <>
           <EsimState esim={e} orderHref={(id) => href('orders', id)}>
             <div class="toolbar">
-              <button type="button" class="secondary" onClick={esim.reload}>
+              <button type="button" class="secondary" onClick={refresh}>
                 Refresh use
               </button>
-              <SuspensionButton api={api} esim={e} onDone={esim.reload} />
+              {/* Suspension has no test twin: a test eSIM is driven by the test helpers below. */}
+              {mode === 'live' && <SuspensionButton api={api} esim={e} onDone={esim.reload} />}
             </div>
           </EsimState>
+          {mode === 'test' && <TestHelpers api={api} esim={e} onChanged={setHelped} />}
           <TopUpPanel api={api} esim={e} order={order} />
           <CancelPanel order={order} esim={e} />
         </>
-      )}
+        );
+      }}
     </Loaded>
   );
 }

@@ -5,6 +5,8 @@ import { formatAllowance } from '../../shared/format.js';
 import { formatMoney } from '../../shared/money.js';
 import type { Esim, Order, Page, Plan } from '../../shared/types.js';
 import { DataTable, Loaded, useResource } from '../../shared/ui.js';
+import { keyVariableOf } from '../mode.js';
+import { useMode } from '../modeContext.js';
 import { ApiCall, curlPost, newClientRequestId } from '../apiCall.js';
 
 /**
@@ -26,6 +28,7 @@ export function TopUpPanel({ api, esim, order }: { api: Client; esim: Esim; orde
 }
 
 function TopUpPlans({ api, esim, order }: { api: Client; esim: Esim; order: Order }) {
+  const keyVariable = keyVariableOf(useMode());
   const plans = useResource(() => api.get<Page<Plan>>('/partner/me/catalog', { iccid: esim.iccid, limit: 100 }), [esim.iccid]);
   const [chosen, setChosen] = useState<string | undefined>();
   // One idempotency key per visit: running the copied call twice still adds one bundle.
@@ -73,7 +76,7 @@ function TopUpPlans({ api, esim, order }: { api: Client; esim: Esim; order: Orde
                   <ApiCall
                     id="topup-call"
                     label="Top-up call"
-                    command={curlPost('/partner/orders', { clientRequestId, planId: plan.id, iccid: esim.iccid, email: order.email, phoneNumber: order.phoneNumber })}
+                    command={curlPost('/partner/orders', { clientRequestId, planId: plan.id, iccid: esim.iccid, email: order.email, phoneNumber: order.phoneNumber }, keyVariable)}
                   />
                 </>
               )}

@@ -7,23 +7,31 @@ import { href, pageOf, type Route } from '../../shared/router.js';
 import { useTitle } from '../../shared/shell.js';
 import type { LedgerEntry, Page, Partner, Wallet } from '../../shared/types.js';
 import { DataTable, Loaded, Pager, TextField, useResource } from '../../shared/ui.js';
+import { useMode } from '../modeContext.js';
 
 /** The prepaid balance and the whole ledger, paged, newest first (§6). */
 export function WalletPage({ api, route }: { api: Client; route: Route }) {
   useTitle('Wallet', 'Partner portal');
+  const mode = useMode();
   const page = pageOf(route);
   const wallet = useResource(() => api.get<Wallet>('/partner/me/wallet'), []);
   const ledger = useResource(() => api.get<Page<LedgerEntry>>('/partner/me/wallet/ledger', { page, limit: 20 }), [page]);
   const currency = wallet.data?.currency;
   return (
     <>
-      <h1>Wallet</h1>
+      <h1>{mode === 'test' ? 'Test wallet' : 'Wallet'}</h1>
       <section class="card" aria-labelledby="balance-title">
         <h2 id="balance-title">Balance</h2>
         <Loaded resource={wallet}>{(w) => <p class="big" data-testid="wallet-balance">{formatMoney(w.balance, w.currency)}</p>}</Loaded>
-        <p class="muted">Orders are paid from this balance. Top-ups arrive by bank transfer and are credited by our team.</p>
+        {mode === 'test' ? (
+          <p class="muted">
+            Test orders are paid from this test balance. Credit it on the <a href="#/test">Test tools</a> page.
+          </p>
+        ) : (
+          <p class="muted">Orders are paid from this balance. Top-ups arrive by bank transfer and are credited by our team.</p>
+        )}
       </section>
-      <LowBalance api={api} />
+      {mode === 'live' && <LowBalance api={api} />}
       <h2>Ledger</h2>
       <Loaded resource={ledger}>
         {(result) =>

@@ -7,12 +7,14 @@ import { useTitle } from '../../shared/shell.js';
 import type { Page, WebhookDelivery } from '../../shared/types.js';
 import { Badge, DataTable, FilterSelect, Loaded, Pager, useResource } from '../../shared/ui.js';
 import { WebhookEndpoints } from '../../shared/webhookEndpoints.js';
+import { useMode } from '../modeContext.js';
 
 const statusOptions: Array<[string, string]> = [['', 'All'], ...deliveryStatuses.map((s): [string, string] => [s, humanize(s)])];
 
 /** The partner's own delivery log and the test event (§9). */
 export function WebhooksPage({ api, route }: { api: Client; route: Route }) {
   useTitle('Webhooks', 'Partner portal');
+  const mode = useMode();
   const status = route.query.get('status') ?? '';
   const endpointId = route.query.get('endpointId') ?? '';
   const page = pageOf(route);
@@ -29,13 +31,23 @@ export function WebhooksPage({ api, route }: { api: Client; route: Route }) {
   return (
     <>
       <h1>Webhook deliveries</h1>
-      <WebhookEndpoints api={api} base="/partner/me/webhook-endpoints" onShowDeliveries={(id) => navigate(withParams(route, { endpointId: id, page: '1' }))} />
+      <WebhookEndpoints
+        api={api}
+        base="/partner/me/webhook-endpoints"
+        // A test endpoint belongs to the test account (§14): it receives test events only.
+        createFields={mode === 'test' ? { livemode: false } : undefined}
+        onShowDeliveries={(id) => navigate(withParams(route, { endpointId: id, page: '1' }))} />
       <h2>Deliveries{endpointId && <> to <code>{endpointId}</code> (<a href={withParams(route, { endpointId: '' })}>all endpoints</a>)</>}</h2>
       <p class="muted">
-        Every event we sent, or tried to send, to each of your endpoints (your webhook URL is set on the <a href="#/account">Account</a> page). Failed attempts are retried on a schedule.
+        {mode === 'test' ? (
+          <>Every test event we sent, or tried to send, to your test endpoints (your test webhook URL is set on the <a href="#/test">Test tools</a> page). Failed attempts are retried on a schedule.</>
+        ) : (
+          <>Every event we sent, or tried to send, to each of your endpoints (your webhook URL is set on the <a href="#/account">Account</a> page). Failed attempts are retried on a schedule.</>
+        )}
       </p>
       {feedback}
       <div class="toolbar">
+        {/* In test mode the client asks with livemode=false: a test-mode webhook.test, to the test endpoints. */}
         <button type="button" onClick={sendTest} disabled={pending}>
           Send test event
         </button>
