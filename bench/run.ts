@@ -20,6 +20,7 @@ import { parseArgs } from 'node:util';
 import { catalogBenchmark, type SettingName } from './catalog.js';
 import { costBenchmark } from './cost.js';
 import { historyBenchmark } from './history.js';
+import { testModeBenchmark } from './testMode.js';
 import { restBenchmark } from './rest.js';
 import { ordersBenchmark } from './orders.js';
 import { ordersClusterBenchmark } from './ordersCluster.js';
@@ -42,7 +43,7 @@ const { values } = parseArgs({
 });
 
 const list = (value: string | undefined) => value?.split(',').map((s) => s.trim()).filter(Boolean);
-const only = new Set(list(values.only) ?? ['catalog', 'orders', 'cost', 'history', 'startup']);
+const only = new Set(list(values.only) ?? ['catalog', 'orders', 'cost', 'history', 'test-mode', 'startup']);
 const report = !values['no-report'];
 
 try {
@@ -61,6 +62,7 @@ try {
     if (only.has('orders')) await ordersBenchmark();
     if (only.has('cost')) await costBenchmark({ mode: values.sources ? 'sources' : 'compiled', report });
     if (only.has('history')) await historyBenchmark({ mode: values.sources ? 'sources' : 'compiled', report });
+    if (only.has('test-mode')) await testModeBenchmark({ mode: values.sources ? 'sources' : 'compiled', report });
     if (only.has('rest')) await restBenchmark({ mode: values.sources ? 'sources' : 'compiled', report });
     if (only.has('orders-cluster')) await ordersClusterBenchmark({ report });
     if (only.has('startup')) await startupBenchmark({ ...(report ? {} : { reportFile: undefined }), ...(values.services ? { services: list(values.services) } : {}) });

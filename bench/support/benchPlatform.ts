@@ -27,7 +27,7 @@ export interface BenchPlatform {
   /** The process id of each service, by name. */
   pids(): Record<string, number>;
   /** Register, operator approval, and the key read out of the approval e-mail, as a partner would. */
-  onboard(tier?: 'standard' | 'premium' | 'enterprise'): Promise<{ partnerId: string; apiKey: string }>;
+  onboard(tier?: 'standard' | 'premium' | 'enterprise'): Promise<{ partnerId: string; apiKey: string; email: string; password: string }>;
   stop(failed: boolean): Promise<void>;
 }
 
@@ -135,7 +135,7 @@ export async function onboard(publicUrl: string, adminUrl: string, adminToken: s
     body: JSON.stringify({ tier }),
   });
   if (approved.status !== 200) throw new Error(`approve answered ${approved.status}: ${await approved.text()}`);
-  return { partnerId: id, apiKey: await mailedLine(mailDir, email, apiKeyPattern) };
+  return { partnerId: id, apiKey: await mailedLine(mailDir, email, apiKeyPattern), email, password: 'a-long-benchmark-password' };
 }
 
 const verifyLinkPattern = /\/verify-email\?token=([A-Za-z0-9_-]{32,})$/m;

@@ -110,7 +110,7 @@ export function OperatorsPage({ api, route }: { api: Client; route: Route }) {
                           class="secondary"
                           disabled={pending || (roles[o.id] ?? o.role) === o.role}
                           onClick={() => void changeRole(o, roles[o.id] ?? o.role)}
-                          aria-label={`Change the role of ${o.email}`}
+                          aria-label={`Change role of ${o.email}`}
                         >
                           Change role
                         </button>

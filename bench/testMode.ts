@@ -1,0 +1,131 @@
+/**
+ * Test mode does not starve live (issue #26, contract §14 "Nothing a test
+ * key sends can read, change or slow live data"). One platform, one partner:
+ * live orders at a steady rate, timed one by one, first alone, then while a
+ * test key of the same partner is saturated (many connections ordering as
+ * fast as they can, most of it refused 429 by RATE_LIMIT_PER_TEST_KEY, the
+ * rest provisioned by the simulator). The table compares live p50/p99 in
+ * the two phases and says how much test load got through.
+ *
+ *   npm run bench -- --only test-mode
+ *   BENCH_TEST_MODE_SECONDS (default 20), BENCH_TEST_MODE_LIVE_RATE (default 10/s), BENCH_TEST_MODE_CONNECTIONS (default 16)
+ */
+import { join } from 'node:path';
+import { repoRoot } from '../scripts/launcher/supervisor.js';
+import { buildCompiled, log, startBenchPlatform, writeSection, type BenchPlatform } from './support/benchPlatform.js';
+
+const reportFile = join(repoRoot, 'docs', 'benchmarks.md');
+const seconds = Number(process.env.BENCH_TEST_MODE_SECONDS ?? 20);
+const liveRate = Number(process.env.BENCH_TEST_MODE_LIVE_RATE ?? 10);
+const connections = Number(process.env.BENCH_TEST_MODE_CONNECTIONS ?? 16);
+
+interface Phase {
+  label: string;
+  live: { sent: number; created: number; p50: number; p99: number; max: number };
+  test: { sent: number; created: number; limited: number } | null;
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+
+async function post(url: string, key: string, body: unknown): Promise<number> {
+  const answer = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify(body) });
+  await answer.arrayBuffer();
+  return answer.status;
+}
+
+const orderBody = (planId: string, label: string, i: number) => ({
+  clientRequestId: `${label}-${Date.now()}-${i}-${Math.random().toString(36).slice(2, 8)}`,
+  planId,
+  email: 'traveller@example.com',
+  phoneNumber: '+33612345678',
+});
+
+/** Live orders at `liveRate`/s for `seconds`, each timed; meanwhile `saturate` (if any) runs until they are done. */
+async function phase(bench: BenchPlatform, label: string, live: { key: string; planId: string }, saturate?: { key: string; planId: string }): Promise<Phase> {
+  let stop = false;
+  const test = { sent: 0, created: 0, limited: 0 };
+  const workers = saturate
+    ? Array.from({ length: connections }, async (_, w) => {
+        for (let i = 0; !stop; i++) {
+          const status = await post(`${bench.publicUrl}/api/v1/partner/orders`, saturate.key, orderBody(saturate.planId, `t${w}`, i)).catch(() => 0);
+          test.sent += 1;
+          if (status === 201) test.created += 1;
+          else if (status === 429) test.limited += 1;
+        }
+      })
+    : [];
+  if (saturate) await new Promise((r) => setTimeout(r, 2_000));
+  const latencies: number[] = [];
+  let created = 0;
+  const timers: Array<Promise<void>> = [];
+  const startedAt = performance.now();
+  for (let i = 0; i < seconds * liveRate; i++) {
+    const due = startedAt + (i * 1000) / liveRate;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    timers.push(
+      (async () => {
+        const sentAt = performance.now();
+        const status = await post(`${bench.publicUrl}/api/v1/partner/orders`, live.key, orderBody(live.planId, 'live', i)).catch(() => 0);
+        latencies.push(performance.now() - sentAt);
+        if (status === 201) created += 1;
+      })(),
+    );
+  }
+  await Promise.all(timers);
+  stop = true;
+  await Promise.all(workers);
+  latencies.sort((a, b) => a - b);
+  return {
+    label,
+    live: { sent: latencies.length, created, p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1) ?? 0 },
+    test: saturate ? test : null,
+  };
+}
+
+export async function testModeBenchmark(options: { mode?: 'compiled' | 'sources'; report?: boolean } = {}): Promise<void> {
+  const mode = options.mode ?? 'compiled';
+  if (mode === 'compiled') buildCompiled();
+  // NODE_ENV=development, as bench/history.ts: production's provisioning refuses the simulator as a live upstream.
+  const bench = await startBenchPlatform({ NODE_ENV: 'development', SUPPLIER_LATENCY_MS: '0' }, { mode });
+  let failed = true;
+  try {
+    const partner = await bench.onboard();
+    const admin = { 'content-type': 'application/json', authorization: `Bearer ${bench.adminToken}` };
+    const topup = await fetch(`${bench.adminUrl}/admin/v1/partners/${partner.partnerId}/wallet/topups`, { method: 'POST', headers: admin, body: JSON.stringify({ amount: 100_000_000, reference: 'BENCH-LIVE' }) });
+    if (topup.status !== 201) throw new Error(`top-up answered ${topup.status}`);
+    const login = (await (await fetch(`${bench.publicUrl}/api/v1/partner/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: partner.email, password: partner.password }) })).json()) as { token: string };
+    const issued = await fetch(`${bench.publicUrl}/api/v1/partner/me/test-keys`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${login.token}` }, body: '{}' });
+    if (issued.status !== 201) throw new Error(`test key answered ${issued.status}: ${await issued.text()}`);
+    const testKey = ((await issued.json()) as { key: string }).key;
+    for (let i = 0; i < 10; i++) {
+      const credit = await post(`${bench.publicUrl}/api/v1/partner/test/wallet/credit`, testKey, { amount: 100_000_000 });
+      if (credit !== 201) throw new Error(`test credit answered ${credit}`);
+    }
+    const plans = (await (await fetch(`${bench.publicUrl}/api/v1/partner/catalog?limit=1`, { headers: { authorization: `Bearer ${partner.apiKey}` } })).json()) as { data: Array<{ id: string }> };
+    const planId = plans.data[0]!.id;
+
+    log(`test-mode: live alone, ${liveRate}/s for ${seconds} s`);
+    const alone = await phase(bench, 'live alone', { key: partner.apiKey, planId });
+    log(`test-mode: live beside a saturated test key (${connections} connections)`);
+    const beside = await phase(bench, `live + test key saturated (${connections} connections)`, { key: partner.apiKey, planId }, { key: testKey, planId });
+
+    const row = (p: Phase) =>
+      `| ${p.label} | ${p.live.sent} | ${p.live.created} | ${p.live.p50.toFixed(0)} | ${p.live.p99.toFixed(0)} | ${p.live.max.toFixed(0)} | ${p.test ? `${p.test.sent} sent, ${p.test.created} × 201 (${(p.test.created / seconds).toFixed(1)}/s), ${p.test.limited} × 429` : '—'} |`;
+    const body = [
+      `### Test mode beside live (\`npm run bench -- --only test-mode\`, ${new Date().toISOString().slice(0, 10)}, ${mode})`,
+      '',
+      `One partner: live orders at ${liveRate}/s for ${seconds} s, each timed, first alone and then while ${connections} connections order with one test key of the same partner as fast as they can (\`RATE_LIMIT_PER_TEST_KEY\` at its default 25/1s). Live p50/p99 are per request, in ms, on this shared 2-core machine.`,
+      '',
+      '| phase | live sent | live 201 | live p50 | live p99 | live max | test load |',
+      '|---|---:|---:|---:|---:|---:|---|',
+      row(alone),
+      row(beside),
+    ].join('\n');
+    log(body);
+    if (options.report !== false) await writeSection(reportFile, 'test-mode', body);
+    failed = false;
+  } finally {
+    await bench.stop(failed);
+  }
+}
