@@ -13,6 +13,7 @@
 import { join } from 'node:path';
 import { repoRoot } from '../scripts/launcher/supervisor.js';
 import { buildCompiled, log, startBenchPlatform, writeSection, type BenchPlatform } from './support/benchPlatform.js';
+import { cpuMs } from './support/processStats.js';
 
 const reportFile = join(repoRoot, 'docs', 'benchmarks.md');
 const seconds = Number(process.env.BENCH_TEST_MODE_SECONDS ?? 20);
@@ -23,6 +24,12 @@ interface Phase {
   label: string;
   live: { sent: number; created: number; p50: number; p99: number; max: number };
   test: { sent: number; created: number; limited: number } | null;
+  /** CPU (user + system) each platform process used per second of the timed live window, in ms/s (1000 = one core). */
+  cpu: Record<string, number>;
+}
+
+function cpuOf(bench: BenchPlatform): Record<string, number> {
+  return Object.fromEntries(Object.entries(bench.pids()).map(([name, pid]) => [name, (() => { try { return cpuMs(pid); } catch { return NaN; } })()]));
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
@@ -57,6 +64,7 @@ async function phase(bench: BenchPlatform, label: string, live: { key: string; p
   if (saturate) await new Promise((r) => setTimeout(r, 2_000));
   const latencies: number[] = [];
   let created = 0;
+  const cpuBefore = cpuOf(bench);
   const timers: Array<Promise<void>> = [];
   const startedAt = performance.now();
   for (let i = 0; i < seconds * liveRate; i++) {
@@ -73,6 +81,9 @@ async function phase(bench: BenchPlatform, label: string, live: { key: string; p
     );
   }
   await Promise.all(timers);
+  const elapsedS = (performance.now() - startedAt) / 1000;
+  const cpuAfter = cpuOf(bench);
+  const cpu = Object.fromEntries(Object.keys(cpuAfter).map((name) => [name, (cpuAfter[name]! - (cpuBefore[name] ?? 0)) / elapsedS]));
   stop = true;
   await Promise.all(workers);
   latencies.sort((a, b) => a - b);
@@ -80,6 +91,7 @@ async function phase(bench: BenchPlatform, label: string, live: { key: string; p
     label,
     live: { sent: latencies.length, created, p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1) ?? 0 },
     test: saturate ? test : null,
+    cpu,
   };
 }
 
@@ -121,6 +133,12 @@ export async function testModeBenchmark(options: { mode?: 'compiled' | 'sources'
       '|---|---:|---:|---:|---:|---:|---|',
       row(alone),
       row(beside),
+      '',
+      'CPU of each platform process over the timed live window, ms per second (1000 = one core; Postgres, NATS and Redis not included):',
+      '',
+      `| phase | ${Object.keys(alone.cpu).join(' | ')} | all |`,
+      `|---|${Object.keys(alone.cpu).map(() => '---:').join('|')}|---:|`,
+      ...[alone, beside].map((p) => `| ${p.label} | ${Object.keys(alone.cpu).map((name) => (p.cpu[name] ?? NaN).toFixed(0)).join(' | ')} | ${Object.values(p.cpu).reduce((a, b) => a + b, 0).toFixed(0)} |`),
     ].join('\n');
     log(body);
     if (options.report !== false) await writeSection(reportFile, 'test-mode', body);
