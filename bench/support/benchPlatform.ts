@@ -84,7 +84,17 @@ export async function startBenchPlatform(extraEnv: Record<string, string> = {}, 
   let platform: Platform;
   try {
     // A machine shared with other workloads can take minutes to start nine services.
-    platform = await startPlatform({ env, ports, logDir, echo: log, mode: options.mode ?? 'compiled', readyTimeoutMs: 300_000 });
+    platform = await startPlatform({
+      env,
+      ports,
+      logDir,
+      echo: log,
+      mode: options.mode ?? 'compiled',
+      readyTimeoutMs: 300_000,
+      // Production's provisioning sells only from real upstreams over ES2+ mutual TLS (#25) and refuses the simulator
+      // every benchmark provisions from; it alone runs as development, so the other services keep production's settings.
+      serviceEnv: env.NODE_ENV === 'production' ? { provisioning: { NODE_ENV: 'development' } } : {},
+    });
   } catch (error) {
     await cleanUp({ databaseUrl, namespace, redisUrl, natsUrl });
     log(`service logs kept in ${logDir}`);

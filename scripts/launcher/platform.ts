@@ -24,6 +24,8 @@ export interface PlatformOptions {
    * port here to play the process that binds it between check and bind).
    */
   beforeLaunch?: (ports: Ports) => Promise<void> | void;
+  /** Settings of one service only, over `env` (the benchmarks run provisioning against the simulator, which production refuses). */
+  serviceEnv?: Record<string, Record<string, string>>;
 }
 
 export interface Platform {
@@ -76,7 +78,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   const logDir = options.logDir ?? join(repoRoot, 'var', 'log');
   let specs = new Map<string, ServiceSpec>();
   const specify = () => {
-    specs = new Map(serviceSpecs(ports, options.env).map((spec) => [spec.name, { ...spec, env: { ...spec.env, ...identities.get(spec.name) } }]));
+    specs = new Map(serviceSpecs(ports, options.env).map((spec) => [spec.name, { ...spec, env: { ...spec.env, ...identities.get(spec.name), ...options.serviceEnv?.[spec.name] } }]));
   };
   specify();
   const services = new Map<string, Running>();

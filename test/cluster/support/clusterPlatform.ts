@@ -93,7 +93,9 @@ export async function startClusterPlatform(extraEnv: Record<string, string>, opt
     return { name, env: portEnv(own), readyUrl: `http://127.0.0.1:${readinessPort(entry, own)}/readyz` };
   };
   const launch = async (name: string, replica: number) => {
-    const running = startService(spec(name, replica), { ...env, ...identities.get(name) }, join(logDir, `replica-${'ab'[replica]}`), () => {}, options.mode);
+    // Production's provisioning sells only from a real SM-DP+ over mutual TLS (#25); against the simulator it runs as development.
+    const own = name === 'provisioning' && env.NODE_ENV === 'production' ? { NODE_ENV: 'development' } : {};
+    const running = startService(spec(name, replica), { ...env, ...identities.get(name), ...own }, join(logDir, `replica-${'ab'[replica]}`), () => {}, options.mode);
     processes.set(`${name}#${replica}`, running);
     // Generous: fifteen processes compiling their sources at once on two shared cores.
     await waitUntilReady(running, 600_000);
