@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../packages/admin-cli/src/main.js';
-import { platform, registerPartner, until, verifyEmailOf, waitForMail } from './support/client.js';
+import { api, asKey, platform, portalToken, registerPartner, until, verifyEmailOf, waitForMail, withToken } from './support/client.js';
+import { fundedPartner } from './support/money.js';
 
 const bin = fileURLToPath(new URL('../../packages/admin-cli/bin/esim-admin.mjs', import.meta.url));
 
@@ -133,6 +134,23 @@ describe('esim-admin', () => {
     expect((await json('plans', 'deactivate', created.id)).active).toBe(false);
     const deliveries = await json('deliveries', 'list', '--limit', '5');
     expect(deliveries.pagination.limit).toBe(5);
+  });
+
+  it('when an operator asks with --test, then the wallet and the deliveries shown are the partner\'s test mode\'s, and without it the live ones (§14)', async () => {
+    const partner = await fundedPartner(5_000);
+    const token = await portalToken(partner.email, partner.password);
+    const testKey = (await api('/partner/me/test-keys', { method: 'POST', body: {}, ...withToken(token) })).body.key as string;
+    expect((await asKey(testKey, '/partner/test/wallet/credit', { body: { amount: 777 } })).status).toBe(201);
+
+    expect(await json('wallet', 'show', partner.id, '--test')).toMatchObject({ balance: 777, livemode: false });
+    expect(await json('wallet', 'show', partner.id)).toMatchObject({ balance: 5_000, livemode: true });
+    const testDeliveries = await until(async () => {
+      const page = await json('deliveries', 'list', '--partner', partner.id, '--test');
+      return page.data.length > 0 ? page : undefined;
+    }, 'the test wallet.credited delivery');
+    expect(testDeliveries.data.map((d: { eventType: string; livemode: boolean }) => [d.eventType, d.livemode])).toEqual([['wallet.credited', false]]);
+    const live = await json('deliveries', 'list', '--partner', partner.id);
+    expect(live.data.every((d: { livemode: boolean }) => d.livemode)).toBe(true);
   });
 
   it('when the API refuses, is unreachable, or the token is wrong, then the exit codes say which (2, 3, 4), and usage errors are 1', async () => {

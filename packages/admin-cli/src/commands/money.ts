@@ -9,9 +9,10 @@ export function walletCommands(program: Command): void {
   wallet
     .command('show <partnerId>')
     .description('balance and the latest ledger entries')
+    .option('--test', "the partner's test wallet instead of the live one (contract §14)")
     .action(
-      action(async ({ conn, out }, id: string) => {
-        const w = await call(conn, 'GET', `/partners/${encode(id)}/wallet`);
+      action(async ({ conn, out }, id: string, options: { test?: boolean }) => {
+        const w = await call(conn, 'GET', `/partners/${encode(id)}/wallet${options.test ? '?livemode=false' : ''}`);
         print(out, w, () => `balance ${money(w.balance, w.currency)}\n\n${table(w.ledger.map((e: any) => ({ ...e, amount: money(e.amount), balanceAfter: money(e.balanceAfter) })), ['id', 'type', 'amount', 'balanceAfter', 'reference', 'orderId', 'createdAt'])}`);
       }),
     );

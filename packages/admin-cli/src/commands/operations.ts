@@ -14,11 +14,13 @@ export function operationCommands(program: Command): void {
     .description('newest first')
     .option('--partner <partnerId>', 'one partner only')
     .option('--status <status>', deliveryStatuses.join(', '))
+    .option('--test', "test mode's deliveries instead of live ones (contract §14)")
     .option('--page <n>', 'page number', positiveInteger)
     .option('--limit <n>', 'rows per page (1–100)', positiveInteger)
     .action(
-      action(async ({ conn, out }, options: { partner?: string; status?: string; page?: number; limit?: number }) => {
-        const page = await call(conn, 'GET', `/webhook-deliveries${pageParams(options, { partnerId: options.partner, status: options.status })}`);
+      action(async ({ conn, out }, options: { partner?: string; status?: string; test?: boolean; page?: number; limit?: number }) => {
+        const query = pageParams(options, { partnerId: options.partner, status: options.status, livemode: options.test ? 'false' : undefined });
+        const page = await call(conn, 'GET', `/webhook-deliveries${query}`);
         print(out, page, () => table(page.data, ['id', 'eventType', 'status', 'attempts', 'lastStatusCode', 'nextAttemptAt', 'createdAt']) + pageFooter(page.pagination));
       }),
     );
