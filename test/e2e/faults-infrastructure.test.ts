@@ -15,7 +15,7 @@ import { postgresBinaries, startPrivatePostgres, startTcpProxy, type PrivatePost
 import { startPlatform, type Platform } from '../../scripts/launcher/platform.js';
 import { freePorts } from '../../scripts/launcher/services.js';
 import { repoRoot } from '../../scripts/launcher/supervisor.js';
-import { accountLinkPattern, apiKeyPattern, call, mailbox, platform as shared, until, type Answer } from './support/client.js';
+import { apiKeyPattern, call, mailedToken, platform as shared, until, waitForMail, type Answer } from './support/client.js';
 import { cleanUp } from './support/cleanUp.js';
 import { ledgerViolations, orderBody } from './support/money.js';
 
@@ -37,17 +37,6 @@ let adminUrl: string;
 const api = (path: string, options: Parameters<typeof call>[2] = {}) => call(publicUrl, `/api/v1${path}`, options);
 const admin = (path: string, options: Parameters<typeof call>[2] = {}) =>
   call(adminUrl, `/admin/v1${path}`, { ...options, headers: { authorization: `Bearer ${adminToken}`, ...options.headers } });
-
-async function mailed(to: string, pattern: RegExp): Promise<string> {
-  return until(
-    async () => {
-      const found = (await mailbox(to)).map((mail) => pattern.exec(mail.text)?.[1]).filter(Boolean);
-      return found.at(-1);
-    },
-    `mail to ${to} matching ${pattern}`,
-    30_000,
-  ) as Promise<string>;
-}
 
 beforeAll(async () => {
   if ('missing' in binaries) return;
@@ -123,10 +112,11 @@ async function onboard(): Promise<Partner> {
   const password = 'a-long-portal-password';
   const registered = await api('/partner/register', { body: { name: 'Fault Partner', email, company: 'Fault Travel', password } });
   expect(registered.status, registered.text).toBe(201);
-  const verified = await api('/partner/verify-email', { body: { token: await mailed(email, accountLinkPattern('verify-email')) } });
+  const verified = await api('/partner/verify-email', { body: { token: await mailedToken(email, 'verify-email') } });
   expect(verified.status, verified.text).toBe(200);
   expect((await admin(`/partners/${registered.body.id}/approve`, { body: {} })).status).toBe(200);
-  const key = await mailed(email, apiKeyPattern);
+  const [approval] = await waitForMail(email, 'Your partner account is approved', { timeoutMs: 30_000 });
+  const key = apiKeyPattern.exec(approval!.text)![1]!;
   const id = registered.body.id as string;
   expect((await admin(`/partners/${id}/wallet/topups`, { body: { amount: 1_000_000, reference: 'WIRE-INFRA' } })).status).toBe(201);
   const login = await api('/partner/login', { body: { email, password } });

@@ -26,7 +26,7 @@ let test: Mode;
 let operations: Operation[];
 
 /** An id of the right shape that nobody owns: the answer every other mode's id must get. */
-const unknownIds = { orderId: `ord_${'0'.repeat(10)}${randomBytes(8).toString('hex')}`, iccid: `89${Date.now()}${randomBytes(2).readUInt16BE()}`.slice(0, 19).padEnd(19, '7') };
+const unknownIds = { orderId: `ord_${'0'.repeat(10)}${randomBytes(8).toString('hex')}`, iccid: `89${randomBytes(8).readBigUInt64BE().toString().padStart(20, '0').slice(0, 17)}` };
 
 const bodies: Record<string, unknown> = {
   usage: { addMb: 1 },
