@@ -4,7 +4,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
  * A TCP proxy that can stall a link: the fault "the network holds every byte
  * for a while, then lets it through" (#23), as a congested or flapping link
  * does to NATS or an upstream. While stalled, both directions of every
- * connection are paused (bytes wait in the kernel buffers, nothing is lost);
+ * connection are held (bytes wait in the proxy, in order; nothing is lost);
  * `cut()` instead drops every connection at once.
  */
 export interface TcpProxy {
@@ -21,6 +21,14 @@ export interface TcpProxy {
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   const pairs = new Set<[Socket, Socket]>();
   let stalled = false;
+  // Bytes read while stalled wait here, per destination, in order; `pipe` is not used because its own
+  // backpressure handling would resume a source the stall paused.
+  const held = new Map<Socket, Buffer[]>();
+  const forward = (from: Socket, to: Socket) =>
+    from.on('data', (chunk: Buffer) => {
+      if (stalled) held.set(to, [...(held.get(to) ?? []), chunk]);
+      else to.write(chunk);
+    });
 
   const server: Server = createServer((client) => {
     const upstream = connect(targetPort, targetHost);
@@ -35,9 +43,8 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
       socket.on('error', closeBoth);
       socket.on('close', closeBoth);
     }
-    client.pipe(upstream);
-    upstream.pipe(client);
-    if (stalled) for (const socket of pair) socket.pause();
+    forward(client, upstream);
+    forward(upstream, client);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
@@ -54,10 +61,10 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     port,
     async stall(ms) {
       stalled = true;
-      for (const pair of pairs) for (const socket of pair) socket.pause();
       await new Promise((resolve) => setTimeout(resolve, ms));
       stalled = false;
-      for (const pair of pairs) for (const socket of pair) socket.resume();
+      for (const [to, chunks] of held) if (!to.destroyed) for (const chunk of chunks) to.write(chunk);
+      held.clear();
     },
     cut,
     async close() {
