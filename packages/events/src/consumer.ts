@@ -36,6 +36,16 @@ export interface ConsumerSpec<T extends EventType> {
    * independent of each other (one supplier call per order).
    */
   concurrency?: number;
+  /**
+   * Keep stream order through failures (one message at a time): a failed
+   * message is retried in place, after the same backoff, instead of being
+   * sent back while the ones behind it go ahead. For events whose order is
+   * promised onwards (a partner's webhooks, §9): a nak would let
+   * `provision.provisioned` overtake a `payment.paid` whose handling failed
+   * (found by test/e2e/faults-infrastructure.test.ts, Postgres stopped).
+   * The price is head-of-line blocking, which is the point.
+   */
+  ordered?: boolean;
 }
 
 export interface RunningConsumer {
@@ -157,7 +167,9 @@ export async function startConsumer<T extends EventType>(options: {
   }
   if (exists) await jsm.consumers.update(stream, durable, { ack_wait: config.ack_wait, max_deliver: config.max_deliver });
   const consumer = await jetstream(nc).consumers.get(stream, durable);
-  const concurrency = Math.max(1, spec.concurrency ?? 1);
+  // An ordered consumer handles one message at a time whatever `concurrency` says.
+  const concurrency = spec.ordered ? 1 : Math.max(1, spec.concurrency ?? 1);
+  let stopping = false;
   const messages: ConsumerMessages = await consumer.consume({ max_messages: Math.max(4, concurrency * 2) });
 
   /**
@@ -212,7 +224,38 @@ export async function startConsumer<T extends EventType>(options: {
       }
       logger.warn({ err: error, consumer: spec.durable, eventId: envelope.id, attempt }, 'event failed; will retry');
       processed.add(1, { consumer: spec.durable, outcome: 'retry' });
-      message.nak(delayFor(attempt));
+      if (!spec.ordered) return message.nak(delayFor(attempt));
+      await holdTheLine(message, envelope, attempt);
+    }
+  }
+
+  /**
+   * An ordered consumer's failed message, retried here until it is handled,
+   * given up on, or the consumer stops (then it is sent back at once, still
+   * first in line). `working()` keeps JetStream from redelivering it meanwhile.
+   */
+  async function holdTheLine(message: JsMsg, envelope: EventEnvelope<T>, firstAttempt: number): Promise<void> {
+    for (let attempt = firstAttempt + 1; ; attempt++) {
+      const waitMs = delayFor(attempt - 1);
+      for (let waited = 0; waited < waitMs && !stopping; waited += 1_000) {
+        message.working();
+        await new Promise((resolve) => setTimeout(resolve, Math.min(1_000, waitMs - waited)));
+      }
+      if (stopping) return message.nak();
+      try {
+        await handle(envelope);
+        message.ack();
+        processed.add(1, { consumer: spec.durable, outcome: 'ok' });
+        return;
+      } catch (error) {
+        if (error instanceof PermanentEventError || attempt >= spec.maxDeliver) {
+          logger.error({ err: error, consumer: spec.durable, eventId: envelope.id, attempt }, 'event failed for good; moving it to the dead letters');
+          processed.add(1, { consumer: spec.durable, outcome: 'failed' });
+          return giveUp(message, error instanceof PermanentEventError ? 'permanent' : 'max_deliver', error);
+        }
+        logger.warn({ err: error, consumer: spec.durable, eventId: envelope.id, attempt }, 'event failed; retrying it in place');
+        processed.add(1, { consumer: spec.durable, outcome: 'retry' });
+      }
     }
   }
 
@@ -259,6 +302,7 @@ export async function startConsumer<T extends EventType>(options: {
 
   return {
     async stop() {
+      stopping = true;
       clearInterval(lagTimer);
       consumerLag.delete(spec.durable);
       await messages.close();

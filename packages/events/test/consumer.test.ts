@@ -42,13 +42,13 @@ async function publish(body: PlanChanged | string): Promise<number> {
 async function consume(
   durable: string,
   handle: (event: PlanChanged) => Promise<void>,
-  options: { maxDeliver?: number; retryDelayMs?: (n: number) => number; concurrency?: number } = {},
+  options: { maxDeliver?: number; retryDelayMs?: (n: number) => number; concurrency?: number; ordered?: boolean } = {},
 ): Promise<RunningConsumer> {
   const consumer = await startConsumer({
     nc: infra.nc,
     ns: infra.ns,
     logger,
-    spec: { durable, type, ackWaitMs, maxDeliver: options.maxDeliver ?? 5, retryDelayMs: options.retryDelayMs ?? (() => 20), concurrency: options.concurrency },
+    spec: { durable, type, ackWaitMs, maxDeliver: options.maxDeliver ?? 5, retryDelayMs: options.retryDelayMs ?? (() => 20), concurrency: options.concurrency, ordered: options.ordered },
     handle,
   });
   running.push(consumer);
@@ -249,5 +249,37 @@ describe('concurrency', () => {
     state.release();
     await stopping;
     expect(state.finished.sort()).toEqual(['plan_a', 'plan_b']);
+  });
+});
+
+describe('ordered consumers', () => {
+  // The first event fails twice (a database outage), the second never: the order each is applied in is what a partner's webhooks inherit (§9).
+  async function applyOrder(durable: string, ordered: boolean): Promise<string[]> {
+    const applied: string[] = [];
+    let failuresLeft = 2;
+    await consume(
+      durable,
+      async (event) => {
+        if (event.data.planId === 'plan_first' && failuresLeft > 0) {
+          failuresLeft -= 1;
+          throw new Error('database down');
+        }
+        applied.push(event.data.planId);
+      },
+      { ordered, retryDelayMs: () => 100, maxDeliver: 10 },
+    );
+    await publish(envelope('plan_first'));
+    await publish(envelope('plan_second'));
+    await until(async () => (applied.length === 2 ? true : undefined), 'both events applied');
+    return applied;
+  }
+
+  it('when the first of two events fails for a while, then an unordered consumer lets the second overtake it', async () => {
+    expect(await applyOrder('unordered', false)).toEqual(['plan_second', 'plan_first']);
+  });
+
+  it('when the first of two events fails for a while, then an ordered consumer applies them in stream order, retrying the first in place', async () => {
+    expect(await applyOrder('ordered', true)).toEqual(['plan_first', 'plan_second']);
+    expect(await settledConsumer('ordered')).toMatchObject({ ackPending: 0, pending: 0, redelivered: 0 });
   });
 });

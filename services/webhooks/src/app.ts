@@ -85,6 +85,8 @@ export const webhooksService = defineService({
         // A database outage must not drop a partner's event: back off up to a minute, for hours.
         maxDeliver: 1_000,
         retry: { firstMs: 1_000, maxMs: 60_000 },
+        // Events are recorded (and numbered for delivery order) in the order they were published, failures included (§9).
+        ordered: true,
       },
       (event, db) => recordEvent(db, event),
     );
