@@ -8,12 +8,11 @@
  * docs/benchmarks.md.
  */
 import autocannon, { type Result } from 'autocannon';
-import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
 import { repoRoot } from '../scripts/launcher/supervisor.js';
 import { buildCompiled, log, startBenchPlatform, writeSection } from './support/benchPlatform.js';
+import { pgbenchTps } from './support/pgbench.js';
 
 const durationS = Number(process.env.BENCH_DURATION_S ?? 10);
 const reportFile = join(repoRoot, 'docs', 'benchmarks.md');
@@ -54,22 +53,6 @@ async function fundedPartner(bench: Awaited<ReturnType<typeof startBenchPlatform
   if (topup.status !== 201) throw new Error(`top-up answered ${topup.status}: ${await topup.text()}`);
   const plans = (await (await fetch(`${bench.publicUrl}/api/v1/partner/catalog?limit=1`, { headers: { authorization: `Bearer ${apiKey}` } })).json()) as { data: Array<{ id: string }> };
   return { partnerId, apiKey, planId: plans.data[0]!.id };
-}
-
-/** TPC-B (pgbench's default script) on a scratch database of the same server, `clients` connections, 2 threads. */
-function pgbenchTps(clients: number): number {
-  const database = `esim_bench_pgbench_${randomBytes(3).toString('hex')}`;
-  const connection = ['-h', '127.0.0.1', '-U', 'postgres'];
-  execFileSync('createdb', [...connection, database]);
-  try {
-    execFileSync('pgbench', [...connection, '-i', '-q', '-s', '10', database], { stdio: 'ignore' });
-    const out = execFileSync('pgbench', [...connection, '-c', String(clients), '-j', '2', '-T', String(durationS), database], { encoding: 'utf8' });
-    const tps = /tps = ([\d.]+) \(without initial connection time\)/.exec(out)?.[1] ?? /tps = ([\d.]+)/.exec(out)?.[1];
-    if (!tps) throw new Error(`could not read pgbench's tps from:\n${out}`);
-    return Number(tps);
-  } finally {
-    execFileSync('dropdb', [...connection, '--force', database]);
-  }
 }
 
 async function settle(pool: pg.Pool, partnerId: string, timeoutMs = 180_000): Promise<void> {
@@ -123,7 +106,7 @@ export async function ordersBenchmark(): Promise<void> {
   const anchors = new Map<number, number>();
   for (const clients of [16, 50]) {
     log(`pgbench TPC-B at ${clients} clients: ${durationS}s`);
-    anchors.set(clients, pgbenchTps(clients));
+    anchors.set(clients, pgbenchTps(clients, durationS));
   }
   const bench = await startBenchPlatform({ SUPPLIER_LATENCY_MS: '0' });
   const pool = new pg.Pool({ connectionString: bench.databaseUrl, max: 2 });

@@ -1,10 +1,11 @@
 /**
  * `npm run bench`: every benchmark of the project, one after another. Never part of `npm test`.
  *
- *   npm run bench                         catalog (hot path), orders, cost, history, startup
- *   npm run bench -- --only catalog       some of them (comma-separated: catalog, orders, startup, cost, history)
+ *   npm run bench                         catalog (hot path), orders, cost, saga, history, test-mode, startup
+ *   npm run bench -- --only catalog       some of them (comma-separated: catalog, orders, cost, saga, history, test-mode, rest, startup)
  *   npm run bench -- --only history       an order's reads on an empty database and with a million rows of history (bench/history.ts; BENCH_HISTORY_ROWS=100000 for a quick run)
  *   npm run bench -- --only cost          CPU per order and at rest, Postgres counters per order (bench/cost.ts)
+ *   npm run bench -- --only saga          #29's targets in one run: CPU per order, share of pgbench, burst settling, webhook lag at 50/s (bench/saga.ts)
  *   npm run bench -- --only rest          the platform at rest alone: three one-minute windows after one of quiet (bench/rest.ts; BENCH_REST_PROFILE=1 profiles it)
  *   npm run bench -- --settings production,noExporter   tracing settings of the catalog benchmark
  *   npm run bench -- --duration 5         measured seconds per target (catalog)
@@ -19,6 +20,7 @@
 import { parseArgs } from 'node:util';
 import { catalogBenchmark, type SettingName } from './catalog.js';
 import { costBenchmark } from './cost.js';
+import { sagaBenchmark } from './saga.js';
 import { historyBenchmark } from './history.js';
 import { testModeBenchmark } from './testMode.js';
 import { restBenchmark } from './rest.js';
@@ -43,7 +45,7 @@ const { values } = parseArgs({
 });
 
 const list = (value: string | undefined) => value?.split(',').map((s) => s.trim()).filter(Boolean);
-const only = new Set(list(values.only) ?? ['catalog', 'orders', 'cost', 'history', 'test-mode', 'startup']);
+const only = new Set(list(values.only) ?? ['catalog', 'orders', 'cost', 'saga', 'history', 'test-mode', 'startup']);
 const report = !values['no-report'];
 
 try {
@@ -61,6 +63,7 @@ try {
     }
     if (only.has('orders')) await ordersBenchmark();
     if (only.has('cost')) await costBenchmark({ mode: values.sources ? 'sources' : 'compiled', report });
+    if (only.has('saga')) await sagaBenchmark({ mode: values.sources ? 'sources' : 'compiled', report });
     if (only.has('history')) await historyBenchmark({ mode: values.sources ? 'sources' : 'compiled', report });
     if (only.has('test-mode')) await testModeBenchmark({ mode: values.sources ? 'sources' : 'compiled', report });
     if (only.has('rest')) await restBenchmark({ mode: values.sources ? 'sources' : 'compiled', report });
