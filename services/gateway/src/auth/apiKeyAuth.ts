@@ -76,6 +76,8 @@ export function requireApiKey(deps: ApiKeyAuthDeps, scope: Scope, alongside?: Al
       return sendProblem(request, reply, refusal('INVALID_API_KEY', 'The API key is unknown or revoked.'));
     }
     const limit = credential.livemode ? deps.limit : deps.testLimit;
+    // A key already over its limit is refused before the route's work alongside the count is started.
+    limit.refuseIfDenied(credential.keyId, reply);
     if (alongside) {
       // Both settle before anything is decided, so a refused request leaves no stray promise behind.
       const [counted] = await Promise.allSettled([limit.consume(credential.keyId, reply), alongside(request)]);

@@ -3,15 +3,21 @@ import type { RedisClient } from '../redis.js';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { AppError } from '@esim/errors';
 import { redisUnavailable } from './credentialCache.js';
+import { LocalDenials } from './localDenials.js';
 
 export interface Window {
   points: number;
   durationMs: number;
 }
 
-/** A fixed-window counter in Redis, shared by every gateway replica. */
+/**
+ * A fixed-window counter in Redis, shared by every gateway replica. A key
+ * `consume` saw refused is refused locally until its window resets
+ * (auth/localDenials.ts): the same answer Redis would give, without asking.
+ */
 export class RateLimit {
   private readonly limiter: RateLimiterRedis;
+  private readonly denials = new LocalDenials();
 
   constructor(
     redis: RedisClient,
@@ -28,15 +34,32 @@ export class RateLimit {
 
   /** Counts one request; over the limit it throws RATE_LIMITED. Headers (§3) are set either way. */
   async consume(key: string, reply?: FastifyReply): Promise<void> {
+    this.refuseIfDenied(key, reply);
+    const sentAt = performance.now();
     try {
       const result = await this.limiter.consume(key);
       if (reply) this.setHeaders(reply, result);
     } catch (error) {
       if (!(error instanceof RateLimiterRes)) redisUnavailable(error);
-      if (reply) this.setHeaders(reply, error);
-      reply?.header('retry-after', String(Math.max(1, Math.ceil(error.msBeforeNext / 1000))));
-      throw new AppError('RATE_LIMITED', `Rate limit of ${this.window.points} requests exceeded; retry after the reset.`);
+      this.denials.deny(key, sentAt, error.msBeforeNext);
+      this.refuse(error, reply);
     }
+  }
+
+  /**
+   * Throws RATE_LIMITED, with the headers `consume` would set, when Redis
+   * has already refused the key in its current window; otherwise nothing.
+   * Synchronous, so a caller can skip the work it would start beside the count.
+   */
+  refuseIfDenied(key: string, reply?: FastifyReply): void {
+    const deniedMs = this.denials.msBeforeReset(key);
+    if (deniedMs > 0) this.refuse(new RateLimiterRes(0, deniedMs), reply);
+  }
+
+  private refuse(result: RateLimiterRes, reply: FastifyReply | undefined): never {
+    if (reply) this.setHeaders(reply, result);
+    reply?.header('retry-after', String(Math.max(1, Math.ceil(result.msBeforeNext / 1000))));
+    throw new AppError('RATE_LIMITED', `Rate limit of ${this.window.points} requests exceeded; retry after the reset.`);
   }
 
   /** True when the key has used up its window (checked before counting, e.g. failed logins). */
