@@ -51,6 +51,6 @@ export const ordersService = defineService({
     own('catalog client', { stop: () => catalog.close() });
     own('wallet client', { stop: () => wallet.close() });
     own('provisioning client', { stop: () => provisioning.close() });
-    return { grpc: [grpcBinding(ordersV1.OrdersService, ordersHandlers(deps, reconciliation))] };
+    return { grpc: [grpcBinding(ordersV1.OrdersService, ordersHandlers(deps, reconciliation, { concurrency: config.ORDERS_TEST_MODE_CONCURRENCY, queueMax: config.ORDERS_TEST_MODE_QUEUE_MAX }))] };
   },
 });
