@@ -11,7 +11,7 @@
  *   npm run bench -- --only test-mode
  *   BENCH_TEST_MODE_SECONDS (default 20), BENCH_TEST_MODE_LIVE_RATE (default 10/s), BENCH_TEST_MODE_CONNECTIONS (default 16)
  */
-import { fork } from 'node:child_process';
+import { fork, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { repoRoot } from '../scripts/launcher/supervisor.js';
@@ -127,6 +127,34 @@ async function phase(bench: BenchPlatform, label: string, live: { key: string; p
   };
 }
 
+const refusalSeconds = Number(process.env.BENCH_TEST_MODE_REFUSAL_SECONDS ?? 10);
+
+/** The 429 path alone: one test key hammered on a cheap route, almost every request refused; the gateway's (and Redis's) CPU per request. */
+async function refusalCost(bench: BenchPlatform, testKey: string) {
+  const load = await startTestLoad(`${bench.publicUrl}/api/v1/partner/orders/ord_00000000000000000000000000`, { key: testKey, planId: '-' });
+  await new Promise((r) => setTimeout(r, 1_000));
+  const gatewayPid = bench.pids().gateway!;
+  const redisPid = redisServerPid();
+  const before = { counts: await load.counts(), gateway: cpuMs(gatewayPid), redis: redisPid ? cpuMs(redisPid) : 0 };
+  await new Promise((r) => setTimeout(r, refusalSeconds * 1000));
+  const after = { counts: await load.counts(), gateway: cpuMs(gatewayPid), redis: redisPid ? cpuMs(redisPid) : 0 };
+  await load.stop();
+  const sent = after.counts.sent - before.counts.sent;
+  return {
+    sent,
+    created: after.counts.created - before.counts.created,
+    limited: after.counts.limited - before.counts.limited,
+    gatewayMsPerRequest: (after.gateway - before.gateway) / Math.max(1, sent),
+    // Redis is shared with the other users of this machine: an upper bound.
+    redisMsPerRequest: redisPid ? (after.redis - before.redis) / Math.max(1, sent) : NaN,
+  };
+}
+
+function redisServerPid(): number | undefined {
+  const found = spawnSync('pgrep', ['-o', 'redis-server'], { encoding: 'utf8' }).stdout.trim();
+  return found ? Number(found) : undefined;
+}
+
 const sagaProcesses = ['wallet', 'orders', 'provisioning', 'webhooks', 'supplier-sim'];
 
 /**
@@ -167,6 +195,9 @@ export async function testModeBenchmark(options: { mode?: 'compiled' | 'sources'
     log(`test-mode: live beside a saturated test key (${connections} connections)`);
     const beside = await phase(bench, `live + test key saturated (${connections} connections)`, { key: partner.apiKey, planId }, { key: testKey, planId });
 
+    log(`test-mode: what a refusal costs (${connections} connections on one test key, GET, ${refusalSeconds} s)`);
+    const refusals = await refusalCost(bench, testKey);
+
     const row = (p: Phase) =>
       `| ${p.label} | ${p.live.sent} | ${p.live.created} | ${p.live.p50.toFixed(0)} | ${p.live.p99.toFixed(0)} | ${p.live.max.toFixed(0)} | ${p.test ? `${p.test.sent} sent, ${p.test.created} × 201 (${(p.test.created / p.elapsedS).toFixed(1)}/s), ${p.test.limited} × 429` : '—'} |`;
     const body = [
@@ -186,6 +217,8 @@ export async function testModeBenchmark(options: { mode?: 'compiled' | 'sources'
       ...[alone, beside].map((p) => `| ${p.label} | ${Object.keys(alone.cpu).map((name) => (p.cpu[name] ?? NaN).toFixed(0)).join(' | ')} | ${Object.values(p.cpu).reduce((a, b) => a + b, 0).toFixed(0)} | ${p.bench.timer.toFixed(0)} | ${p.bench.load.toFixed(0)} |`),
       '',
       costLine(alone, beside),
+      '',
+      `What a refusal costs: ${connections} connections GET one order with the test key for ${refusalSeconds} s, no live load: ${refusals.sent} requests, ${refusals.limited} × 429 (the ${refusals.sent - refusals.limited} let through answer 404), gateway ${refusals.gatewayMsPerRequest.toFixed(3)} ms CPU per request, Redis ${refusals.redisMsPerRequest.toFixed(3)} ms per request.`,
     ].join('\n');
     log(body);
     if (options.report !== false) await writeSection(reportFile, 'test-mode', body);
