@@ -34,7 +34,7 @@ describe('rate limit, local deny', () => {
 
     const local = replyStub();
     await expect(limit.consume('key_a', local.reply)).rejects.toSatisfy(refusal);
-    expect(() => limit.refuseIfDenied('key_a')).toThrow(AppError);
+    expect(limit.deniedLocally('key_a')).toBe(true);
     expect(await redis.get(`${prefix}:key_a`)).toBe(countedInRedis);
     expect(local.headers['ratelimit-limit']).toBe('2');
     expect(local.headers['ratelimit-remaining']).toBe('0');
@@ -43,7 +43,7 @@ describe('rate limit, local deny', () => {
 
     // Another replica (its own RateLimit) has no local denial: Redis answers it, and refuses it too.
     const otherReplica = new RateLimit(redis as never, prefix, { points: 2, durationMs: 1_000 });
-    expect(() => otherReplica.refuseIfDenied('key_a')).not.toThrow();
+    expect(otherReplica.deniedLocally('key_a')).toBe(false);
     await expect(otherReplica.consume('key_a')).rejects.toSatisfy(refusal);
     expect(await redis.get(`${prefix}:key_a`)).toBe('4');
     // Another key is untouched.

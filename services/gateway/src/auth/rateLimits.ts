@@ -32,9 +32,14 @@ export class RateLimit {
     });
   }
 
+  /** What a refused request is told. */
+  get refusedDetail(): string {
+    return `Rate limit of ${this.window.points} requests exceeded; retry after the reset.`;
+  }
+
   /** Counts one request; over the limit it throws RATE_LIMITED. Headers (§3) are set either way. */
   async consume(key: string, reply?: FastifyReply): Promise<void> {
-    this.refuseIfDenied(key, reply);
+    if (this.deniedLocally(key, reply)) throw new AppError('RATE_LIMITED', this.refusedDetail);
     const sentAt = performance.now();
     try {
       const result = await this.limiter.consume(key);
@@ -42,24 +47,28 @@ export class RateLimit {
     } catch (error) {
       if (!(error instanceof RateLimiterRes)) redisUnavailable(error);
       this.denials.deny(key, sentAt, error.msBeforeNext);
-      this.refuse(error, reply);
+      this.setRefusedHeaders(reply, error);
+      throw new AppError('RATE_LIMITED', this.refusedDetail);
     }
   }
 
   /**
-   * Throws RATE_LIMITED, with the headers `consume` would set, when Redis
-   * has already refused the key in its current window; otherwise nothing.
-   * Synchronous, so a caller can skip the work it would start beside the count.
+   * True, with the headers `consume` would set on its refusal, when Redis
+   * has already refused the key in its current window: the caller answers
+   * RATE_LIMITED (`refusedDetail`) without counting, and without the work it
+   * would have started beside the count.
    */
-  refuseIfDenied(key: string, reply?: FastifyReply): void {
+  deniedLocally(key: string, reply?: FastifyReply): boolean {
     const deniedMs = this.denials.msBeforeReset(key);
-    if (deniedMs > 0) this.refuse(new RateLimiterRes(0, deniedMs), reply);
+    if (deniedMs <= 0) return false;
+    this.setRefusedHeaders(reply, new RateLimiterRes(0, deniedMs));
+    return true;
   }
 
-  private refuse(result: RateLimiterRes, reply: FastifyReply | undefined): never {
-    if (reply) this.setHeaders(reply, result);
-    reply?.header('retry-after', String(Math.max(1, Math.ceil(result.msBeforeNext / 1000))));
-    throw new AppError('RATE_LIMITED', `Rate limit of ${this.window.points} requests exceeded; retry after the reset.`);
+  private setRefusedHeaders(reply: FastifyReply | undefined, result: RateLimiterRes): void {
+    if (!reply) return;
+    this.setHeaders(reply, result);
+    reply.header('retry-after', String(Math.max(1, Math.ceil(result.msBeforeNext / 1000))));
   }
 
   /** True when the key has used up its window (checked before counting, e.g. failed logins). */
