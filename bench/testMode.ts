@@ -9,9 +9,13 @@
  * the two phases and says how much test load got through.
  *
  *   npm run bench -- --only test-mode
- *   BENCH_TEST_MODE_SECONDS (default 20), BENCH_TEST_MODE_LIVE_RATE (default 10/s), BENCH_TEST_MODE_CONNECTIONS (default 16)
+ *   BENCH_TEST_MODE_SECONDS (default 20), BENCH_TEST_MODE_LIVE_RATE (default 10/s), BENCH_TEST_MODE_CONNECTIONS (default 16),
+ *   BENCH_TEST_MODE_REFUSAL_SECONDS (default 10), BENCH_TEST_MODE_PROFILE=1 (a V8 CPU profile of the gateway
+ *   during the refusal phase, support/cpuProfiler.mjs; its path is logged)
  */
 import { fork, spawnSync } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { repoRoot } from '../scripts/launcher/supervisor.js';
@@ -130,14 +134,19 @@ async function phase(bench: BenchPlatform, label: string, live: { key: string; p
 const refusalSeconds = Number(process.env.BENCH_TEST_MODE_REFUSAL_SECONDS ?? 10);
 
 /** The 429 path alone: one test key hammered on a cheap route, almost every request refused; the gateway's (and Redis's) CPU per request. */
-async function refusalCost(bench: BenchPlatform, testKey: string) {
+async function refusalCost(bench: BenchPlatform, testKey: string, profileDir: string | undefined) {
   const load = await startTestLoad(`${bench.publicUrl}/api/v1/partner/orders/ord_00000000000000000000000000`, { key: testKey, planId: '-' });
   await new Promise((r) => setTimeout(r, 1_000));
   const gatewayPid = bench.pids().gateway!;
   const redisPid = redisServerPid();
+  if (profileDir) process.kill(gatewayPid, 'SIGUSR2');
   const before = { counts: await load.counts(), gateway: cpuMs(gatewayPid), redis: redisPid ? cpuMs(redisPid) : 0 };
   await new Promise((r) => setTimeout(r, refusalSeconds * 1000));
   const after = { counts: await load.counts(), gateway: cpuMs(gatewayPid), redis: redisPid ? cpuMs(redisPid) : 0 };
+  if (profileDir) {
+    process.kill(gatewayPid, 'SIGUSR2');
+    log(`test-mode: the gateway's CPU profile of the refusal phase is written to ${profileDir}`);
+  }
   await load.stop();
   const sent = after.counts.sent - before.counts.sent;
   return {
@@ -172,7 +181,11 @@ export async function testModeBenchmark(options: { mode?: 'compiled' | 'sources'
   const mode = options.mode ?? 'compiled';
   if (mode === 'compiled') buildCompiled();
   // NODE_ENV=development, as bench/history.ts: production's provisioning refuses the simulator as a live upstream.
-  const bench = await startBenchPlatform({ NODE_ENV: 'development', SUPPLIER_LATENCY_MS: '0' }, { mode });
+  const profileDir = process.env.BENCH_TEST_MODE_PROFILE === '1' ? await mkdtemp(join(tmpdir(), 'esim-test-mode-profile-')) : undefined;
+  const profileEnv: Record<string, string> = profileDir
+    ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${join(repoRoot, 'bench', 'support', 'cpuProfiler.mjs')}`.trim(), CPU_PROFILE_DIR: profileDir }
+    : {};
+  const bench = await startBenchPlatform({ NODE_ENV: 'development', SUPPLIER_LATENCY_MS: '0', ...profileEnv }, { mode });
   let failed = true;
   try {
     const partner = await bench.onboard();
@@ -196,7 +209,7 @@ export async function testModeBenchmark(options: { mode?: 'compiled' | 'sources'
     const beside = await phase(bench, `live + test key saturated (${connections} connections)`, { key: partner.apiKey, planId }, { key: testKey, planId });
 
     log(`test-mode: what a refusal costs (${connections} connections on one test key, GET, ${refusalSeconds} s)`);
-    const refusals = await refusalCost(bench, testKey);
+    const refusals = await refusalCost(bench, testKey, profileDir);
 
     const row = (p: Phase) =>
       `| ${p.label} | ${p.live.sent} | ${p.live.created} | ${p.live.p50.toFixed(0)} | ${p.live.p99.toFixed(0)} | ${p.live.max.toFixed(0)} | ${p.test ? `${p.test.sent} sent, ${p.test.created} × 201 (${(p.test.created / p.elapsedS).toFixed(1)}/s), ${p.test.limited} × 429` : '—'} |`;
