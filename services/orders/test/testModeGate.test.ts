@@ -1,4 +1,4 @@
-// Protects the test-mode admission of orders (§14, test load never slows live): at most `concurrency` test calls run at once, the rest start in arrival order, a full queue or a passed deadline refuses before any work starts, and a failing call frees its turn.
+// Protects the test-mode admission of orders (§14, test load never slows live): at most `concurrency` test calls run at once, the rest start in arrival order, a full queue or a deadline too close refuses before any work starts, and a failing call frees its turn.
 import { describe, expect, it } from 'vitest';
 import { AppError } from '@esim/errors';
 import { TestModeGate } from '../src/grpc/testModeGate.js';
@@ -14,7 +14,7 @@ const tick = () => new Promise((r) => setImmediate(r));
 
 describe('test-mode gate', () => {
   it('when more calls arrive than turns, then only `concurrency` run and the rest start in arrival order as turns free', async () => {
-    const gate = new TestModeGate({ concurrency: 2, queueMax: 10 });
+    const gate = new TestModeGate({ concurrency: 2, queueMax: 10, minRemainingMs: 0 });
     const started: number[] = [];
     const ends = Array.from({ length: 5 }, deferred);
     const calls = ends.map((end, i) => gate.run(async () => (started.push(i), end.promise)));
@@ -33,7 +33,7 @@ describe('test-mode gate', () => {
   });
 
   it('when a call fails, then its turn passes to the next waiter', async () => {
-    const gate = new TestModeGate({ concurrency: 1, queueMax: 10 });
+    const gate = new TestModeGate({ concurrency: 1, queueMax: 10, minRemainingMs: 0 });
     const first = deferred();
     const failing = gate.run(() => first.promise);
     const second = gate.run(async () => 'second');
@@ -43,7 +43,7 @@ describe('test-mode gate', () => {
   });
 
   it('when the queue is full, then the next call is refused UNAVAILABLE without running', async () => {
-    const gate = new TestModeGate({ concurrency: 1, queueMax: 1 });
+    const gate = new TestModeGate({ concurrency: 1, queueMax: 1, minRemainingMs: 0 });
     const hold = deferred();
     const running = gate.run(() => hold.promise);
     const waiting = gate.run(async () => 'waited');
@@ -57,7 +57,7 @@ describe('test-mode gate', () => {
   });
 
   it('when a waiting call passes its deadline, then it is dropped before it starts and the queue moves on', async () => {
-    const gate = new TestModeGate({ concurrency: 1, queueMax: 10 });
+    const gate = new TestModeGate({ concurrency: 1, queueMax: 10, minRemainingMs: 0 });
     const hold = deferred();
     const running = gate.run(() => hold.promise);
     let ran = false;
@@ -67,6 +67,21 @@ describe('test-mode gate', () => {
     hold.resolve();
     await running;
     await expect(next).resolves.toBe('next');
+    expect(ran).toBe(false);
+  });
+
+  it('when a turn frees for a waiter whose deadline is closer than minRemainingMs, then it is refused and the turn goes to the next', async () => {
+    const gate = new TestModeGate({ concurrency: 1, queueMax: 10, minRemainingMs: 1_000 });
+    const hold = deferred();
+    const running = gate.run(() => hold.promise);
+    let ran = false;
+    // Its timer would fire at deadline - 1 s, i.e. at once: refused without waiting for the turn.
+    const tooLate = gate.run(async () => void (ran = true), Date.now() + 500);
+    const inTime = gate.run(async () => 'in time', Date.now() + 60_000);
+    await expect(tooLate).rejects.toSatisfy((error: unknown) => error instanceof AppError && error.code === 'UNAVAILABLE');
+    hold.resolve();
+    await running;
+    await expect(inTime).resolves.toBe('in time');
     expect(ran).toBe(false);
   });
 });

@@ -36,8 +36,11 @@ function reconciliationRunMessage(run: ReconciliationRun) {
   };
 }
 
+/** A test order started with less than this before its deadline could not reach the wallet in time. */
+export const testModeMinRemainingMs = 1_000;
+
 /** Without configuration (tests): as the config's defaults. */
-const defaultTestModeGate: TestModeGateOptions = { concurrency: 2, queueMax: 200 };
+const defaultTestModeGate: TestModeGateOptions = { concurrency: 2, queueMax: 200, minRemainingMs: testModeMinRemainingMs };
 
 /**
  * Transport only: each RPC converts its message, calls one use case, converts
