@@ -4,13 +4,20 @@
  * live orders at a steady rate, timed one by one, first alone, then while a
  * test key of the same partner is saturated (many connections ordering as
  * fast as they can, most of it refused 429 by RATE_LIMIT_PER_TEST_KEY, the
- * rest provisioned by the simulator). The table compares live p50/p99 in
+ * rest provisioned by the simulator; the load runs in a child process so
+ * its own CPU is not the live timer's). The table compares live p50/p99 in
  * the two phases and says how much test load got through.
  *
  *   npm run bench -- --only test-mode
- *   BENCH_TEST_MODE_SECONDS (default 20), BENCH_TEST_MODE_LIVE_RATE (default 10/s), BENCH_TEST_MODE_CONNECTIONS (default 16)
+ *   BENCH_TEST_MODE_SECONDS (default 20), BENCH_TEST_MODE_LIVE_RATE (default 10/s), BENCH_TEST_MODE_CONNECTIONS (default 16),
+ *   BENCH_TEST_MODE_REFUSAL_SECONDS (default 10), BENCH_TEST_MODE_PROFILE=1 (a V8 CPU profile of the gateway
+ *   during the refusal phase, support/cpuProfiler.mjs; its path is logged)
  */
+import { fork, spawnSync } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { repoRoot } from '../scripts/launcher/supervisor.js';
 import { buildCompiled, log, startBenchPlatform, writeSection, type BenchPlatform } from './support/benchPlatform.js';
 import { cpuMs } from './support/processStats.js';
@@ -23,9 +30,13 @@ const connections = Number(process.env.BENCH_TEST_MODE_CONNECTIONS ?? 16);
 interface Phase {
   label: string;
   live: { sent: number; created: number; p50: number; p99: number; max: number };
-  test: { sent: number; created: number; limited: number } | null;
+  /** The test load's answers during the timed live window. */
+  test: TestCounts | null;
+  elapsedS: number;
   /** CPU (user + system) each platform process used per second of the timed live window, in ms/s (1000 = one core). */
   cpu: Record<string, number>;
+  /** CPU of the benchmark's own processes over the same window, ms/s: the live timer (this process) and the test load (its child). */
+  bench: { timer: number; load: number };
 }
 
 function cpuOf(bench: BenchPlatform): Record<string, number> {
@@ -47,24 +58,42 @@ const orderBody = (planId: string, label: string, i: number) => ({
   phoneNumber: '+33612345678',
 });
 
-/** Live orders at `liveRate`/s for `seconds`, each timed; meanwhile `saturate` (if any) runs until they are done. */
+interface TestCounts {
+  sent: number;
+  created: number;
+  limited: number;
+}
+
+/** The saturating test load, in a child process (bench/support/testLoadWorker.ts) so its CPU is not the timer's. */
+async function startTestLoad(url: string, saturate: { key: string; planId: string }): Promise<{ pid: number; counts(): Promise<TestCounts>; stop(): Promise<TestCounts> }> {
+  const child = fork(fileURLToPath(new URL('./support/testLoadWorker.ts', import.meta.url)), [url, saturate.key, saturate.planId, String(connections)], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`test load exited with ${code}`))));
+  exited.catch(() => undefined);
+  const answer = (question: string) =>
+    Promise.race([
+      new Promise<TestCounts>((resolve) => {
+        child.once('message', (counts) => resolve(counts as TestCounts));
+        child.send(question);
+      }),
+      exited,
+    ]);
+  await Promise.race([new Promise((resolve) => child.once('message', resolve)), exited]);
+  return { pid: child.pid!, counts: () => answer('counts'), stop: () => answer('stop') };
+}
+
+/** Live orders at `liveRate`/s for `seconds`, each timed; meanwhile `saturate` (if any) runs in a child process until they are done. */
 async function phase(bench: BenchPlatform, label: string, live: { key: string; planId: string }, saturate?: { key: string; planId: string }): Promise<Phase> {
-  let stop = false;
-  const test = { sent: 0, created: 0, limited: 0 };
-  const workers = saturate
-    ? Array.from({ length: connections }, async (_, w) => {
-        for (let i = 0; !stop; i++) {
-          const status = await post(`${bench.publicUrl}/api/v1/partner/orders`, saturate.key, orderBody(saturate.planId, `t${w}`, i)).catch(() => 0);
-          test.sent += 1;
-          if (status === 201) test.created += 1;
-          else if (status === 429) test.limited += 1;
-        }
-      })
-    : [];
-  if (saturate) await new Promise((r) => setTimeout(r, 2_000));
+  const load = saturate ? await startTestLoad(`${bench.publicUrl}/api/v1/partner/orders`, saturate) : undefined;
+  if (load) await new Promise((r) => setTimeout(r, 2_000));
   const latencies: number[] = [];
   let created = 0;
   const cpuBefore = cpuOf(bench);
+  const ownCpuBefore = process.cpuUsage();
+  const loadCpuBefore = load ? cpuMs(load.pid) : 0;
+  const testBefore = load ? await load.counts() : null;
   const timers: Array<Promise<void>> = [];
   const startedAt = performance.now();
   for (let i = 0; i < seconds * liveRate; i++) {
@@ -84,22 +113,79 @@ async function phase(bench: BenchPlatform, label: string, live: { key: string; p
   const elapsedS = (performance.now() - startedAt) / 1000;
   const cpuAfter = cpuOf(bench);
   const cpu = Object.fromEntries(Object.keys(cpuAfter).map((name) => [name, (cpuAfter[name]! - (cpuBefore[name] ?? 0)) / elapsedS]));
-  stop = true;
-  await Promise.all(workers);
+  const own = process.cpuUsage(ownCpuBefore);
+  const timerCpu = (own.user + own.system) / 1000 / elapsedS;
+  const loadCpu = load ? (cpuMs(load.pid) - loadCpuBefore) / elapsedS : 0;
+  const testAfter = load ? await load.counts() : null;
+  await load?.stop();
+  // The test load over the timed window only, so it divides the window's CPU.
+  const test = testBefore && testAfter ? { sent: testAfter.sent - testBefore.sent, created: testAfter.created - testBefore.created, limited: testAfter.limited - testBefore.limited } : null;
   latencies.sort((a, b) => a - b);
   return {
     label,
     live: { sent: latencies.length, created, p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1) ?? 0 },
-    test: saturate ? test : null,
+    test,
+    elapsedS,
     cpu,
+    bench: { timer: timerCpu, load: loadCpu },
   };
+}
+
+const refusalSeconds = Number(process.env.BENCH_TEST_MODE_REFUSAL_SECONDS ?? 10);
+
+/** The 429 path alone: one test key hammered on a cheap route, almost every request refused; the gateway's (and Redis's) CPU per request. */
+async function refusalCost(bench: BenchPlatform, testKey: string, profileDir: string | undefined) {
+  const load = await startTestLoad(`${bench.publicUrl}/api/v1/partner/orders/ord_00000000000000000000000000`, { key: testKey, planId: '-' });
+  await new Promise((r) => setTimeout(r, 1_000));
+  const gatewayPid = bench.pids().gateway!;
+  const redisPid = redisServerPid();
+  if (profileDir) process.kill(gatewayPid, 'SIGUSR2');
+  const before = { counts: await load.counts(), gateway: cpuMs(gatewayPid), redis: redisPid ? cpuMs(redisPid) : 0 };
+  await new Promise((r) => setTimeout(r, refusalSeconds * 1000));
+  const after = { counts: await load.counts(), gateway: cpuMs(gatewayPid), redis: redisPid ? cpuMs(redisPid) : 0 };
+  if (profileDir) {
+    process.kill(gatewayPid, 'SIGUSR2');
+    log(`test-mode: the gateway's CPU profile of the refusal phase is written to ${profileDir}`);
+  }
+  await load.stop();
+  const sent = after.counts.sent - before.counts.sent;
+  return {
+    sent,
+    created: after.counts.created - before.counts.created,
+    limited: after.counts.limited - before.counts.limited,
+    gatewayMsPerRequest: (after.gateway - before.gateway) / Math.max(1, sent),
+    // Redis is shared with the other users of this machine: an upper bound.
+    redisMsPerRequest: redisPid ? (after.redis - before.redis) / Math.max(1, sent) : NaN,
+  };
+}
+
+function redisServerPid(): number | undefined {
+  const found = spawnSync('pgrep', ['-o', 'redis-server'], { encoding: 'utf8' }).stdout.trim();
+  return found ? Number(found) : undefined;
+}
+
+const sagaProcesses = ['wallet', 'orders', 'provisioning', 'webhooks', 'supplier-sim'];
+
+/**
+ * What the test load cost, as counts that compare across runs on a shared
+ * machine: the gateway's extra CPU per test request (most of them 429s) and
+ * the saga's extra CPU per test order let through.
+ */
+function costLine(alone: Phase, beside: Phase): string {
+  const extraMs = (names: string[]) => names.reduce((sum, name) => sum + ((beside.cpu[name] ?? 0) - (alone.cpu[name] ?? 0)), 0) * beside.elapsedS;
+  const test = beside.test!;
+  return `Cost of the test load over the window: gateway +${(extraMs(['gateway']) / Math.max(1, test.sent)).toFixed(3)} ms CPU per test request (${test.sent} requests, ${test.limited} of them 429); saga (${sagaProcesses.join(', ')}) +${(extraMs(sagaProcesses) / Math.max(1, test.created)).toFixed(1)} ms CPU per test order (${test.created} orders).`;
 }
 
 export async function testModeBenchmark(options: { mode?: 'compiled' | 'sources'; report?: boolean } = {}): Promise<void> {
   const mode = options.mode ?? 'compiled';
   if (mode === 'compiled') buildCompiled();
   // NODE_ENV=development, as bench/history.ts: production's provisioning refuses the simulator as a live upstream.
-  const bench = await startBenchPlatform({ NODE_ENV: 'development', SUPPLIER_LATENCY_MS: '0' }, { mode });
+  const profileDir = process.env.BENCH_TEST_MODE_PROFILE === '1' ? await mkdtemp(join(tmpdir(), 'esim-test-mode-profile-')) : undefined;
+  const profileEnv: Record<string, string> = profileDir
+    ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${join(repoRoot, 'bench', 'support', 'cpuProfiler.mjs')}`.trim(), CPU_PROFILE_DIR: profileDir }
+    : {};
+  const bench = await startBenchPlatform({ NODE_ENV: 'development', SUPPLIER_LATENCY_MS: '0', ...profileEnv }, { mode });
   let failed = true;
   try {
     const partner = await bench.onboard();
@@ -122,8 +208,11 @@ export async function testModeBenchmark(options: { mode?: 'compiled' | 'sources'
     log(`test-mode: live beside a saturated test key (${connections} connections)`);
     const beside = await phase(bench, `live + test key saturated (${connections} connections)`, { key: partner.apiKey, planId }, { key: testKey, planId });
 
+    log(`test-mode: what a refusal costs (${connections} connections on one test key, GET, ${refusalSeconds} s)`);
+    const refusals = await refusalCost(bench, testKey, profileDir);
+
     const row = (p: Phase) =>
-      `| ${p.label} | ${p.live.sent} | ${p.live.created} | ${p.live.p50.toFixed(0)} | ${p.live.p99.toFixed(0)} | ${p.live.max.toFixed(0)} | ${p.test ? `${p.test.sent} sent, ${p.test.created} × 201 (${(p.test.created / seconds).toFixed(1)}/s), ${p.test.limited} × 429` : '—'} |`;
+      `| ${p.label} | ${p.live.sent} | ${p.live.created} | ${p.live.p50.toFixed(0)} | ${p.live.p99.toFixed(0)} | ${p.live.max.toFixed(0)} | ${p.test ? `${p.test.sent} sent, ${p.test.created} × 201 (${(p.test.created / p.elapsedS).toFixed(1)}/s), ${p.test.limited} × 429` : '—'} |`;
     const body = [
       `### Test mode beside live (\`npm run bench -- --only test-mode\`, ${new Date().toISOString().slice(0, 10)}, ${mode})`,
       '',
@@ -134,11 +223,15 @@ export async function testModeBenchmark(options: { mode?: 'compiled' | 'sources'
       row(alone),
       row(beside),
       '',
-      'CPU of each platform process over the timed live window, ms per second (1000 = one core; Postgres, NATS and Redis not included):',
+      'CPU of each platform process over the timed live window, ms per second (1000 = one core; Postgres, NATS and Redis not included), then the benchmark\'s own: the live timer and the test load, which runs in a child process so its CPU never delays the timer\'s event loop:',
       '',
-      `| phase | ${Object.keys(alone.cpu).join(' | ')} | all |`,
-      `|---|${Object.keys(alone.cpu).map(() => '---:').join('|')}|---:|`,
-      ...[alone, beside].map((p) => `| ${p.label} | ${Object.keys(alone.cpu).map((name) => (p.cpu[name] ?? NaN).toFixed(0)).join(' | ')} | ${Object.values(p.cpu).reduce((a, b) => a + b, 0).toFixed(0)} |`),
+      `| phase | ${Object.keys(alone.cpu).join(' | ')} | all | bench: live timer | bench: test load |`,
+      `|---|${Object.keys(alone.cpu).map(() => '---:').join('|')}|---:|---:|---:|`,
+      ...[alone, beside].map((p) => `| ${p.label} | ${Object.keys(alone.cpu).map((name) => (p.cpu[name] ?? NaN).toFixed(0)).join(' | ')} | ${Object.values(p.cpu).reduce((a, b) => a + b, 0).toFixed(0)} | ${p.bench.timer.toFixed(0)} | ${p.bench.load.toFixed(0)} |`),
+      '',
+      costLine(alone, beside),
+      '',
+      `What a refusal costs: ${connections} connections GET one order with the test key for ${refusalSeconds} s, no live load: ${refusals.sent} requests, ${refusals.limited} × 429 (the ${refusals.sent - refusals.limited} let through answer 404), gateway ${refusals.gatewayMsPerRequest.toFixed(3)} ms CPU per request, Redis ${refusals.redisMsPerRequest.toFixed(3)} ms per request.`,
     ].join('\n');
     log(body);
     if (options.report !== false) await writeSection(reportFile, 'test-mode', body);

@@ -24,7 +24,7 @@ const credentialOf = (key: typeof live): KeyCredential => ({
   partnerStatus: status,
   tier: 'standard',
 });
-const limitNamed = (name: string) => ({ consume: async () => void counted.push(name) }) as unknown as RateLimit;
+const limitNamed = (name: string) => ({ consume: async () => void counted.push(name), deniedLocally: () => false }) as unknown as RateLimit;
 
 beforeAll(async () => {
   const deps = {

@@ -8,7 +8,7 @@ import { walletClient } from './clients/wallet.js';
 import { readConfig } from './config.js';
 import type { OrdersDeps } from './domain/deps.js';
 import { startConsumers } from './events/consumers.js';
-import { ordersHandlers } from './grpc/handlers.js';
+import { ordersHandlers, testModeMinRemainingMs } from './grpc/handlers.js';
 import { startCancelSweeper } from './jobs/cancelSweeper.js';
 import { startPendingSweeper } from './jobs/pendingSweeper.js';
 import { startProcessingSweeper } from './jobs/processingSweeper.js';
@@ -51,6 +51,6 @@ export const ordersService = defineService({
     own('catalog client', { stop: () => catalog.close() });
     own('wallet client', { stop: () => wallet.close() });
     own('provisioning client', { stop: () => provisioning.close() });
-    return { grpc: [grpcBinding(ordersV1.OrdersService, ordersHandlers(deps, reconciliation))] };
+    return { grpc: [grpcBinding(ordersV1.OrdersService, ordersHandlers(deps, reconciliation, { concurrency: config.ORDERS_TEST_MODE_CONCURRENCY, queueMax: config.ORDERS_TEST_MODE_QUEUE_MAX, minRemainingMs: testModeMinRemainingMs }))] };
   },
 });

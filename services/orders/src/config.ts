@@ -56,6 +56,14 @@ const schema = z.object({
    * or dropped within minutes).
    */
   ORDERS_RECONCILE_HELD_AFTER_MS: z.coerce.number().int().min(1_000).max(604_800_000).default(3_600_000),
+  /**
+   * Test-mode orders (§14) created at once by this process; the rest wait
+   * their turn, so a saturated test key queues instead of slowing live
+   * orders. Live orders are never gated.
+   */
+  ORDERS_TEST_MODE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /** Test-mode orders waiting for a turn in this process; past it a test order is refused 503 (retry). */
+  ORDERS_TEST_MODE_QUEUE_MAX: z.coerce.number().int().min(0).max(10_000).default(200),
 });
 
 export type Config = z.output<typeof schema>;

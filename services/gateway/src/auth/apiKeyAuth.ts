@@ -76,6 +76,12 @@ export function requireApiKey(deps: ApiKeyAuthDeps, scope: Scope, alongside?: Al
       return sendProblem(request, reply, refusal('INVALID_API_KEY', 'The API key is unknown or revoked.'));
     }
     const limit = credential.livemode ? deps.limit : deps.testLimit;
+    // A key Redis already refused in this window: answered here, before the work alongside the count,
+    // with a stackless shared error, and logged at debug (its first refusal in the window was logged at info).
+    if (limit.deniedLocally(credential.keyId, reply)) {
+      request.logQuietly = true;
+      return sendProblem(request, reply, refusal('RATE_LIMITED', limit.refusedDetail));
+    }
     if (alongside) {
       // Both settle before anything is decided, so a refused request leaves no stray promise behind.
       const [counted] = await Promise.allSettled([limit.consume(credential.keyId, reply), alongside(request)]);

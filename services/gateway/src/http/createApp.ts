@@ -45,6 +45,18 @@ export interface ListenerOptions {
 /** Kubelet probes and Prometheus scrapes: one line each at debug, so info logs hold only real traffic. */
 const probePaths = new Set(['/healthz', '/readyz', '/metrics']);
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * Its one-line log at debug rather than info: a refusal this replica has
+     * already logged in the key's window (auth/localDenials.ts). A flood past
+     * a limit would otherwise write a line per refused request, a sixth of
+     * the gateway's CPU on such a flood; the request metric still counts each.
+     */
+    logQuietly: boolean;
+  }
+}
+
 const trustHops = (hops: number) => (_address: string, hop: number) => hop < hops;
 
 /**
@@ -76,6 +88,7 @@ export async function createApp(options: ListenerOptions): Promise<FastifyInstan
   app.decorateRequest('principal', null, []);
   app.decorateRequest('portalPartnerId', null, []);
   app.decorateRequest('account', null, []);
+  app.decorateRequest('logQuietly', false);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
@@ -108,7 +121,7 @@ export async function createApp(options: ListenerOptions): Promise<FastifyInstan
       method: request.method,
       status: reply.statusCode,
     });
-    const level = probePaths.has(request.routeOptions.url ?? '') ? 'debug' : 'info';
+    const level = request.logQuietly || probePaths.has(request.routeOptions.url ?? '') ? 'debug' : 'info';
     request.log[level]({ method: request.method, route: request.routeOptions.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
     done();
   });

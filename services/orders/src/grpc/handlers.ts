@@ -11,6 +11,8 @@ import { AppError } from '@esim/errors';
 import { quoteOrder } from '../domain/quoteOrder.js';
 import { esimStatusFilter, notificationTypeFromProto, orderStatusFilter, testEsimActionFromProto } from './enums.js';
 import { esimMessage, orderMessage } from './views.js';
+import { TestModeGate, type TestModeGateOptions } from './testModeGate.js';
+import { livemodeOf } from '@esim/ids';
 
 type OrdersMethods = (typeof ordersV1.OrdersService)['method'];
 
@@ -34,8 +36,23 @@ function reconciliationRunMessage(run: ReconciliationRun) {
   };
 }
 
-/** Transport only: each RPC converts its message, calls one use case, converts the answer. */
-export function ordersHandlers(deps: OrdersDeps, reconciliation: ReconciliationOptions = defaultReconciliation): ServiceHandlers<OrdersMethods> {
+/** A test order started with less than this before its deadline could not reach the wallet in time. */
+export const testModeMinRemainingMs = 1_000;
+
+/** Without configuration (tests): as the config's defaults. */
+const defaultTestModeGate: TestModeGateOptions = { concurrency: 2, queueMax: 200, minRemainingMs: testModeMinRemainingMs };
+
+/**
+ * Transport only: each RPC converts its message, calls one use case, converts
+ * the answer. A test-mode order is admitted through the test-mode gate first
+ * (§14), so a test flood queues here rather than beside live orders.
+ */
+export function ordersHandlers(
+  deps: OrdersDeps,
+  reconciliation: ReconciliationOptions = defaultReconciliation,
+  testModeGate: TestModeGateOptions = defaultTestModeGate,
+): ServiceHandlers<OrdersMethods> {
+  const testOrders = new TestModeGate(testModeGate);
   return {
     async runReconciliation(request) {
       const trigger = request.trigger === 'daily' ? 'daily' : 'operator';
@@ -47,7 +64,8 @@ export function ordersHandlers(deps: OrdersDeps, reconciliation: ReconciliationO
       return { runs: (await listReconciliationRuns(deps.pool, request.limit || 10)).map(reconciliationRunMessage) };
     },
     async createOrder(request, context) {
-      const { order, walletBalance, replayed } = await createOrder(deps, { ...request, catalogVersion: Number(request.catalogVersion) }, context.deadline);
+      const create = () => createOrder(deps, { ...request, catalogVersion: Number(request.catalogVersion) }, context.deadline);
+      const { order, walletBalance, replayed } = livemodeOf(request.partnerId) ? await create() : await testOrders.run(create, context.deadline);
       return { order: orderMessage(order), walletBalance: BigInt(walletBalance), replayed };
     },
     async getOrder(request) {
