@@ -31,13 +31,8 @@ export async function enqueueEvent<T extends EventType>(db: Queryable, schema: s
   const carrier: Record<string, string> = {};
   propagation.inject(context.active(), carrier);
   // NOTIFY is transactional: the relay hears it when (and only if) the caller's transaction commits.
-  // The transaction takes its id before the row takes its seq (the subquery's row is computed before the default
-  // nextval of the scan above it, and OFFSET 0 keeps the two apart): the relay's scan floor relies on it (outboxFloor.ts).
   await db.query(
-    `WITH inserted AS (
-       INSERT INTO ${schema}.outbox (id, subject, payload, headers)
-       SELECT $1, $2, $3::jsonb, $4::jsonb FROM (SELECT pg_current_xact_id() AS xid OFFSET 0) AS xid_first WHERE xid_first.xid IS NOT NULL
-       RETURNING 1)
+    `WITH inserted AS (INSERT INTO ${schema}.outbox (id, subject, payload, headers) VALUES ($1, $2, $3, $4) RETURNING 1)
      SELECT pg_notify($5, '') FROM inserted`,
     [envelope.id, type, JSON.stringify(envelope), JSON.stringify(carrier), outboxChannel(schema)],
   );
@@ -195,12 +190,16 @@ export function startOutboxRelay(options: {
    * marked and committed in between is skipped by `o.published_at IS NULL`,
    * which Postgres re-checks on the row's newest version before updating it.
    * The scan starts after the floor (./outboxFloor.ts), so it does not walk
-   * the entries of rows published lately; the sequence's last value is read
-   * in its own statement, before the claim's snapshot, and the claim reports
-   * its snapshot and what its scan read, for the floor to move.
+   * the entries of rows published lately. For the floor to move, the
+   * sequence's last value and then the outbox's writers are read in
+   * statements of their own, before the claim's snapshot, and the claim
+   * reports what its scan read.
    */
   const claim = (after: bigint) => `BEGIN;
     SELECT pg_sequence_last_value(pg_get_serial_sequence('${table}', 'seq')::regclass)::text AS last_seq;
+    SELECT coalesce(array_agg(virtualtransaction), '{}') AS writers FROM pg_locks
+      WHERE locktype = 'relation' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+        AND relation = '${table}'::regclass AND mode = 'RowExclusiveLock' AND granted;
     WITH lock AS (SELECT pg_try_advisory_xact_lock(hashtext('${table}')) AS ok),
     batch AS (SELECT seq FROM ${table} WHERE published_at IS NULL AND seq > ${after.toString()} AND (SELECT ok FROM lock) ORDER BY seq LIMIT ${Math.trunc(batchSize)}),
     marked AS (
@@ -208,9 +207,7 @@ export function startOutboxRelay(options: {
       RETURNING o.seq, o.id, o.subject, o.payload, o.headers
     ),
     scan AS (
-      SELECT (SELECT ok FROM lock) AS locked, count(*)::int AS scanned, max(seq)::text AS scanned_max,
-        pg_snapshot_xmin(pg_current_snapshot())::text AS xmin, pg_snapshot_xmax(pg_current_snapshot())::text AS xmax
-      FROM batch
+      SELECT (SELECT ok FROM lock) AS locked, count(*)::int AS scanned, max(seq)::text AS scanned_max FROM batch
     )
     SELECT scan.*, marked.id, marked.subject, marked.payload, marked.headers FROM scan LEFT JOIN marked ON true ORDER BY marked.seq`;
   const floor = new OutboxFloor();
@@ -219,8 +216,6 @@ export function startOutboxRelay(options: {
     locked: boolean;
     scanned: number;
     scanned_max: string | null;
-    xmin: string;
-    xmax: string;
     id: string | null;
     subject: string;
     payload: unknown;
@@ -231,14 +226,18 @@ export function startOutboxRelay(options: {
   async function tick(fromStart: boolean): Promise<number> {
     const client = await pool.connect();
     try {
-      const results = (await client.query(claim(fromStart ? 0n : floor.value))) as unknown as [pg.QueryResult, pg.QueryResult<{ last_seq: string | null }>, pg.QueryResult<ClaimRow>];
+      const results = (await client.query(claim(fromStart ? 0n : floor.value))) as unknown as [
+        pg.QueryResult,
+        pg.QueryResult<{ last_seq: string | null }>,
+        pg.QueryResult<{ writers: string[] }>,
+        pg.QueryResult<ClaimRow>,
+      ];
       const lastSeq = results[1].rows[0]?.last_seq ?? null;
-      const scan = results[2].rows[0]!;
-      const rows = results[2].rows.filter((row): row is ClaimRow & { id: string } => row.id !== null);
+      const scan = results[3].rows[0]!;
+      const rows = results[3].rows.filter((row): row is ClaimRow & { id: string } => row.id !== null);
       const observation = {
         lastSeq: lastSeq === null ? null : BigInt(lastSeq),
-        xmin: BigInt(scan.xmin),
-        xmax: BigInt(scan.xmax),
+        writers: results[2].rows[0]?.writers ?? [],
         scanned: scan.scanned,
         scannedMax: scan.scanned_max === null ? null : BigInt(scan.scanned_max),
         limit: Math.trunc(batchSize),

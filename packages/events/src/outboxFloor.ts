@@ -14,14 +14,18 @@
  * order: the claim asks for unpublished rows, and below the floor there are
  * none, now or later. The floor only moves to a seq `L` once every row with
  * a seq up to `L` is final and was seen:
- * - `L` is the outbox sequence's last value, read before the claim's
- *   snapshot `S` is taken. A row takes its seq after its transaction takes
- *   its id (enqueueEvent), so every transaction holding a seq up to `L` had
- *   an id when `S` was taken: below `S.xmax`.
- * - At a later claim whose snapshot's xmin is at least `S.xmax`, every such
- *   transaction has ended, so each row up to `L` has committed (and is
- *   visible to that claim) or never will. Rows committed late with a lower
- *   seq than rows already published are among them, and are found.
+ * - `L` is the outbox sequence's last value. A transaction takes its seq
+ *   while inserting into the outbox, so it holds the table's
+ *   RowExclusiveLock from before it takes the seq (the lock is taken when
+ *   the INSERT is parsed or its plan is checked) until it ends.
+ * - Right after reading `L`, the relay lists the transactions holding that
+ *   lock (`pg_locks`, this database's outbox only): every transaction that
+ *   may still commit a row up to `L` is in the list, or has already ended.
+ * - A later tick reads the list again before its claim takes its snapshot.
+ *   When none of the listed transactions is still there, each row up to `L`
+ *   has committed before that snapshot (and is visible to the claim) or never
+ *   will. Rows committed late with a lower seq than rows already published
+ *   are among them, and are found.
  * - That claim read every unpublished row above the old floor up to its
  *   limit, and the relay marked them (or found them marked by another relay)
  *   and had every publish acknowledged before committing. So the floor moves
@@ -29,16 +33,16 @@
  * A published row is never unpublished after its commit (the relay undoes
  * only its own marks, before committing), so the floor stays true.
  * The floor is this process's own memory: it starts at 0 (the whole index)
- * and a relay that does not hold the lock learns nothing. A long transaction
- * anywhere on the server holds it where it is, which costs scans, never
- * events.
+ * and a relay that does not hold the lock learns nothing. Only a long
+ * transaction that writes this outbox holds the floor where it is (the
+ * entries' own cleanup waits for every transaction in the database), and
+ * that costs scans, never events.
  */
 export interface ClaimObservation {
-  /** The outbox sequence's last value, read before the claim's snapshot (null: no seq taken yet). */
+  /** The outbox sequence's last value (null: no seq taken yet), read first. */
   lastSeq: bigint | null;
-  /** The claim snapshot's xmin and xmax (`pg_snapshot_xmin`/`xmax` of `pg_current_snapshot()`). */
-  xmin: bigint;
-  xmax: bigint;
+  /** The virtual transaction ids holding RowExclusiveLock on the outbox, read after `lastSeq` and before the claim's snapshot. */
+  writers: readonly string[];
   /** Unpublished rows the claim's scan read (at most `limit`), and the largest seq among them. */
   scanned: number;
   scannedMax: bigint | null;
@@ -47,8 +51,8 @@ export interface ClaimObservation {
 
 export class OutboxFloor {
   #floor = 0n;
-  /** The last value to move the floor to once every transaction below `xmax` has ended. */
-  #candidate: { lastSeq: bigint; xmax: bigint } | undefined;
+  /** The last value to move the floor to once every transaction then writing the outbox has ended. */
+  #candidate: { lastSeq: bigint; writers: ReadonlySet<string> } | undefined;
 
   get value(): bigint {
     return this.#floor;
@@ -57,12 +61,12 @@ export class OutboxFloor {
   /** Called only after a claim that held the relay's lock, committed, and had every publish acknowledged. */
   observe(claim: ClaimObservation): void {
     const candidate = this.#candidate;
-    if (candidate && claim.xmin >= candidate.xmax) {
+    if (candidate && !claim.writers.some((writer) => candidate.writers.has(writer))) {
       const seen = claim.scanned < claim.limit || claim.scannedMax === null ? candidate.lastSeq : min(candidate.lastSeq, claim.scannedMax);
       if (seen > this.#floor) this.#floor = seen;
       this.#candidate = undefined;
     }
-    if (!this.#candidate && claim.lastSeq !== null && claim.lastSeq > this.#floor) this.#candidate = { lastSeq: claim.lastSeq, xmax: claim.xmax };
+    if (!this.#candidate && claim.lastSeq !== null && claim.lastSeq > this.#floor) this.#candidate = { lastSeq: claim.lastSeq, writers: new Set(claim.writers) };
   }
 }
 
