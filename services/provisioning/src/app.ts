@@ -63,7 +63,7 @@ function modeUpstreams(config: Config, tls: ReturnType<typeof smdpTls>): Upstrea
 export const provisioningService = defineService({
   name: 'provisioning',
   config: readConfig,
-  // An upstream call holds no connection while it waits; its step records and its result's short transaction each take one briefly.
+  // Each in-flight upstream call holds one idle connection (its event's advisory lock, no transaction) and briefly a second (its step records, then its result's short transaction), plus a few spare.
   postgres: { schema: 'provisioning', migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)), poolSize: 24 },
   publishes: ['PROVISIONING'],
   async start({ config, logger, pool, schema, consume, own }) {
