@@ -110,6 +110,69 @@ export function exactlyOnce<T extends EventType>(
     });
 }
 
+/** Another delivery of the same event is being handled (an ack wait expired meanwhile): this one is retried later. */
+export class EventInProgressError extends Error {
+  override name = 'EventInProgressError';
+}
+
+/**
+ * `exactlyOnce` for a handler whose work is a call to another system (a
+ * supplier over the network). `call` runs outside any transaction; `record`
+ * then writes its effect in a short transaction that also records the event
+ * id, and the ack follows that commit. No transaction stays open while the
+ * network answers: an open transaction holds back the horizon below which
+ * Postgres may forget dead rows, so every outbox and claim scan in the
+ * database re-reads the entries that died meanwhile (docs/benchmarks.md,
+ * "Flat with history").
+ * The guarantee: the effect commits at most once per event id (a second
+ * `record` finds the id taken and writes nothing), and an event already
+ * recorded is skipped before calling. One delivery of an event calls at a
+ * time: a session advisory lock on the event id (held on an idle
+ * connection, not in a transaction) turns a second delivery arriving
+ * meanwhile into a retry. `call` may still run again after a crash between
+ * it and the commit, so it must be idempotent where it lands, as a supplier
+ * call keyed by the order id is.
+ */
+export function exactlyOnceAroundCall<T extends EventType, R>(
+  pool: Pool,
+  schema: string,
+  consumer: string,
+  steps: { call: (event: EventEnvelope<T>) => Promise<R>; record: (event: EventEnvelope<T>, result: R, db: PoolClient) => Promise<void> },
+): (event: EventEnvelope<T>) => Promise<void> {
+  return async (event) => {
+    const lockKey = `${schema}.processed_events:${consumer}:${event.id}`;
+    const client = await pool.connect();
+    // A checked-out client has no listener of the pool's: a session ended under us fails this delivery, not the process.
+    let broken: Error | undefined;
+    const onError = (error: Error) => {
+      broken ??= error;
+    };
+    client.on('error', onError);
+    try {
+      const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok', [lockKey]);
+      if (rows[0]?.ok !== true) throw new EventInProgressError(`event ${event.id} is being handled by another delivery`);
+      try {
+        const seen = await client.query(`SELECT 1 FROM ${schema}.processed_events WHERE consumer = $1 AND event_id = $2`, [consumer, event.id]);
+        if ((seen.rowCount ?? 0) > 0) return;
+        const result = await steps.call(event);
+        await withTransaction(pool, async (db) => {
+          const claimed = await db.query(`INSERT INTO ${schema}.processed_events (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [consumer, event.id]);
+          if (claimed.rowCount === 0) return;
+          await steps.record(event, result, db);
+        });
+      } finally {
+        await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [lockKey]).catch((error: Error) => {
+          // The lock goes with the session: a connection that cannot say unlock is not handed to anyone else.
+          broken ??= error;
+        });
+      }
+    } finally {
+      client.off('error', onError);
+      client.release(broken);
+    }
+  };
+}
+
 /**
  * A durable pull consumer: parses each event against its declared schema,
  * continues the publisher's trace, acks after `handle` resolves, naks with

@@ -7,6 +7,7 @@ import { listenFor, type Pool, type Queryable } from '@esim/postgres';
 import type { Logger } from '@esim/telemetry';
 import { events, type EventData, type EventEnvelope, type EventType } from './contracts.js';
 import type { Namespace } from './namespace.js';
+import { OutboxFloor } from './outboxFloor.js';
 
 /**
  * The transactional outbox. `enqueueEvent` writes the event in the caller's
@@ -183,27 +184,67 @@ export function startOutboxRelay(options: {
    * commit), which at one event per tick made the relay most of its
    * service's Postgres traffic (docs/benchmarks.md, "What each hop costs").
    * Several statements in one text need the simple protocol, hence no
-   * parameters: the schema is an identifier checked above, the size a number.
+   * parameters: the schema is an identifier checked above, the size and the
+   * floor numbers.
    * The statement's snapshot predates the lock, so a row another relay
    * marked and committed in between is skipped by `o.published_at IS NULL`,
    * which Postgres re-checks on the row's newest version before updating it.
+   * The scan starts after the floor (./outboxFloor.ts), so it does not walk
+   * the entries of rows published lately. For the floor to move, the
+   * sequence's last value and then the outbox's writers are read in
+   * statements of their own, before the claim's snapshot, and the claim
+   * reports what its scan read.
    */
-  const claim = `BEGIN;
+  const claim = (after: bigint) => `BEGIN;
+    SELECT pg_sequence_last_value(pg_get_serial_sequence('${table}', 'seq')::regclass)::text AS last_seq;
+    SELECT coalesce(array_agg(virtualtransaction), '{}') AS writers FROM pg_locks
+      WHERE locktype = 'relation' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+        AND relation = '${table}'::regclass AND mode = 'RowExclusiveLock' AND granted;
     WITH lock AS (SELECT pg_try_advisory_xact_lock(hashtext('${table}')) AS ok),
-    batch AS (SELECT seq FROM ${table} WHERE published_at IS NULL AND (SELECT ok FROM lock) ORDER BY seq LIMIT ${Math.trunc(batchSize)}),
+    batch AS (SELECT seq FROM ${table} WHERE published_at IS NULL AND seq > ${after.toString()} AND (SELECT ok FROM lock) ORDER BY seq LIMIT ${Math.trunc(batchSize)}),
     marked AS (
       UPDATE ${table} o SET published_at = now() FROM batch WHERE o.seq = batch.seq AND o.published_at IS NULL
       RETURNING o.seq, o.id, o.subject, o.payload, o.headers
+    ),
+    scan AS (
+      SELECT (SELECT ok FROM lock) AS locked, count(*)::int AS scanned, max(seq)::text AS scanned_max FROM batch
     )
-    SELECT id, subject, payload, headers FROM marked ORDER BY seq`;
+    SELECT scan.*, marked.id, marked.subject, marked.payload, marked.headers FROM scan LEFT JOIN marked ON true ORDER BY marked.seq`;
+  const floor = new OutboxFloor();
 
-  async function tick(): Promise<number> {
+  interface ClaimRow {
+    locked: boolean;
+    scanned: number;
+    scanned_max: string | null;
+    id: string | null;
+    subject: string;
+    payload: unknown;
+    headers: Record<string, string>;
+  }
+
+  /** One claim and its publishes; `fromStart` scans the whole index instead of from the floor (the safety-net poll). */
+  async function tick(fromStart: boolean): Promise<number> {
     const client = await pool.connect();
     try {
-      const results = (await client.query(claim)) as unknown as [pg.QueryResult, pg.QueryResult<{ id: string; subject: string; payload: unknown; headers: Record<string, string> }>];
-      const rows = results[1].rows;
+      const results = (await client.query(claim(fromStart ? 0n : floor.value))) as unknown as [
+        pg.QueryResult,
+        pg.QueryResult<{ last_seq: string | null }>,
+        pg.QueryResult<{ writers: string[] }>,
+        pg.QueryResult<ClaimRow>,
+      ];
+      const lastSeq = results[1].rows[0]?.last_seq ?? null;
+      const scan = results[3].rows[0]!;
+      const rows = results[3].rows.filter((row): row is ClaimRow & { id: string } => row.id !== null);
+      const observation = {
+        lastSeq: lastSeq === null ? null : BigInt(lastSeq),
+        writers: results[2].rows[0]?.writers ?? [],
+        scanned: scan.scanned,
+        scannedMax: scan.scanned_max === null ? null : BigInt(scan.scanned_max),
+        limit: Math.trunc(batchSize),
+      };
       if (rows.length === 0) {
         await client.query('COMMIT');
+        if (scan.locked) floor.observe(observation);
         return 0;
       }
       // Pipelined: every publish is sent before the first ack is awaited. One
@@ -225,6 +266,7 @@ export function startOutboxRelay(options: {
       if (failedAt !== -1) await client.query(`UPDATE ${table} SET published_at = NULL WHERE id = ANY($1)`, [rows.slice(failedAt).map((row) => row.id)]);
       await client.query('COMMIT');
       if (failedAt !== -1) throw (acks[failedAt] as PromiseRejectedResult).reason;
+      floor.observe(observation);
       return rows.length;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {});
@@ -266,7 +308,9 @@ export function startOutboxRelay(options: {
       notified = false;
       let count = 0;
       try {
-        if (expectWork || (await anyUnpublished())) count = await tick();
+        // Woken by the timer, not by a commit: the safety net, which reads the whole index rather than trust the floor.
+        if (expectWork) count = await tick(false);
+        else if (await anyUnpublished()) count = await tick(true);
       } catch (error) {
         logger.warn({ err: error, schema }, 'outbox relay tick failed; retrying');
       }

@@ -1,6 +1,6 @@
 // Protects the idempotent consumer: a redelivered event applies once, a failure is retried up to maxDeliver, and an event that can never succeed is terminated, not redelivered.
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { countDeadLetters, ensureStreams, exactlyOnce, PermanentEventError, startConsumer, type EventEnvelope, type RunningConsumer } from '@esim/events';
+import { countDeadLetters, ensureStreams, exactlyOnce, exactlyOnceAroundCall, EventInProgressError, PermanentEventError, startConsumer, type EventEnvelope, type RunningConsumer } from '@esim/events';
 import { newId } from '@esim/ids';
 import type { PoolClient } from '@esim/postgres';
 import { createLogger } from '@esim/telemetry';
@@ -109,6 +109,85 @@ describe('exactlyOnce', () => {
     const event = envelope('plan_direct');
     await handle(event);
     await handle(event);
+    expect(await appliedRows(event.id)).toBe(1);
+  });
+});
+
+describe('exactlyOnceAroundCall', () => {
+  /** The call under test: counts its runs and reports whether a transaction was open on the pool meanwhile. */
+  function countedCall(label: string) {
+    const runs: Array<{ openTransactions: number }> = [];
+    const call = async (event: PlanChanged) => {
+      const { rows } = await infra.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'`,
+      );
+      runs.push({ openTransactions: rows[0]!.n });
+      return `${label}:${event.data.planId}`;
+    };
+    return { runs, call };
+  }
+
+  it('when an event is handled, then the call runs with no transaction open and its result is recorded with the event id', async () => {
+    const { runs, call } = countedCall('a');
+    const handle = exactlyOnceAroundCall<typeof type, string>(infra.pool, infra.schema, 'around', {
+      call,
+      record: (event, result, db) => db.query(`INSERT INTO ${infra.schema}.applied (event_id, plan_id) VALUES ($1, $2)`, [event.id, result]).then(() => undefined),
+    });
+    const event = envelope('plan_around');
+    await handle(event);
+    expect(runs).toEqual([{ openTransactions: 0 }]);
+    const { rows } = await infra.pool.query(`SELECT plan_id FROM ${infra.schema}.applied WHERE event_id = $1`, [event.id]);
+    expect(rows).toEqual([{ plan_id: 'a:plan_around' }]);
+  });
+
+  it('when an event it recorded comes again, then neither the call nor the record runs', async () => {
+    const { runs, call } = countedCall('b');
+    const handle = exactlyOnceAroundCall<typeof type, string>(infra.pool, infra.schema, 'around_again', { call, record: (event, _result, db) => record(event, db) });
+    const event = envelope('plan_again');
+    await handle(event);
+    await handle(event);
+    expect(runs).toHaveLength(1);
+    expect(await appliedRows(event.id)).toBe(1);
+  });
+
+  it('when two deliveries of one event run at once, then one calls, the other is turned into a retry, and the effect is recorded once', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let calls = 0;
+    const handle = exactlyOnceAroundCall<typeof type, number>(infra.pool, infra.schema, 'around_race', {
+      call: async () => {
+        calls += 1;
+        await gate;
+        return calls;
+      },
+      record: (event, _result, db) => record(event, db),
+    });
+    const event = envelope('plan_race');
+    const first = handle(event);
+    await until(async () => (calls === 1 ? true : undefined), 'the first delivery to call');
+    await expect(handle(event)).rejects.toBeInstanceOf(EventInProgressError);
+    release();
+    await first;
+    await handle(event);
+    expect(calls).toBe(1);
+    expect(await appliedRows(event.id)).toBe(1);
+  });
+
+  it('when the call throws, then nothing is recorded and the next delivery calls again', async () => {
+    let calls = 0;
+    const handle = exactlyOnceAroundCall<typeof type, number>(infra.pool, infra.schema, 'around_throw', {
+      call: async () => {
+        calls += 1;
+        if (calls === 1) throw new Error('upstream unavailable');
+        return calls;
+      },
+      record: (event, _result, db) => record(event, db),
+    });
+    const event = envelope('plan_throw');
+    await expect(handle(event)).rejects.toThrow('upstream unavailable');
+    expect(await appliedRows(event.id)).toBe(0);
+    await handle(event);
+    expect(calls).toBe(2);
     expect(await appliedRows(event.id)).toBe(1);
   });
 });

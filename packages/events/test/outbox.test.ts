@@ -126,6 +126,31 @@ describe('the outbox relay', () => {
     }
   });
 
+  it('when a transaction took its seq before others but commits after them, then its row is still published, after theirs, without the safety-net poll', async () => {
+    // Only commits wake this relay: a row its scan floor skipped would never be published.
+    relays.push(startOutboxRelay({ pool: infra.pool, schema: infra.schema, nc: infra.nc, ns: infra.ns, logger, pollMs: 10, idlePollMs: 3_600_000 }));
+    const late = await infra.pool.connect();
+    try {
+      await late.query('BEGIN');
+      const lateId = await enqueueEvent(late, infra.schema, type, { planId: 'plan_late', active: true });
+      const earlier: string[] = [];
+      // Enough claims for the floor to move as far as it may while the late transaction runs.
+      for (let i = 0; i < 12; i++) {
+        earlier.push(await commitEvent(`plan_early_${i}`));
+        await until(async () => ((await streamContents()).length === earlier.length ? true : undefined), `event ${i} to be published`);
+      }
+      await late.query('COMMIT');
+      const after = await commitEvent('plan_after_late');
+      await untilAllPublished();
+      const ids = (await streamContents()).map((m) => m.envelope.id);
+      expect(ids).toEqual([...earlier, lateId, after]);
+      const { rows } = await infra.pool.query<{ id: string }>(`SELECT id FROM ${infra.schema}.outbox ORDER BY seq`);
+      expect(rows[0]!.id).toBe(lateId);
+    } finally {
+      late.release();
+    }
+  });
+
   it('when two relays run on one schema while events are committed, then each event is published once, in commit order', async () => {
     // A plain subscriber sees every publish, even one the stream then drops as a duplicate: it shows whether the relays took turns.
     const publishes: string[] = [];

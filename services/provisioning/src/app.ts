@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { provisioningV1 } from '@esim/proto';
+import { exactlyOnceAroundCall } from '@esim/events';
 import { defineService, grpcBinding, startRetention } from '@esim/service';
 import { readConfig, type Config } from './config.js';
 import { createConnectivityClient } from './connectivity/connectivityClient.js';
@@ -62,7 +63,7 @@ function modeUpstreams(config: Config, tls: ReturnType<typeof smdpTls>): Upstrea
 export const provisioningService = defineService({
   name: 'provisioning',
   config: readConfig,
-  // Each in-flight upstream call holds one connection (the handler's transaction) and briefly a second (its step records), plus a few spare.
+  // Each in-flight upstream call holds one idle connection (its event's advisory lock, no transaction) and briefly a second (its step records, then its result's short transaction), plus a few spare.
   postgres: { schema: 'provisioning', migrationsDir: fileURLToPath(new URL('../migrations', import.meta.url)), poolSize: 24 },
   publishes: ['PROVISIONING'],
   async start({ config, logger, pool, schema, consume, own }) {
@@ -75,9 +76,12 @@ export const provisioningService = defineService({
     const tls = smdpTls(config);
     const upstreams = modeUpstreams(config, tls);
     const control = createSimulatorControl({ baseUrl: config.TEST_MODE_CONNECTIVITY_URL });
+    // The supplier is called with no transaction open (exactlyOnceAroundCall): a transaction held across the network
+    // holds back vacuum's horizon for the whole database (docs/benchmarks.md, "Flat with history").
+    const orderPaid = 'provisioning_order_paid';
     await consume(
-      { durable: 'provisioning_order_paid', type: 'orders.order.paid', ackWaitMs: policy.ackWaitMs, maxDeliver: policy.maxDeliver, retry: policy.retry, concurrency: config.PROVISIONING_CONCURRENCY },
-      provisionOrder({ upstreams, pool, schema, retryWindowMs: policy.windowMs, logger }),
+      { durable: orderPaid, type: 'orders.order.paid', ackWaitMs: policy.ackWaitMs, maxDeliver: policy.maxDeliver, retry: policy.retry, concurrency: config.PROVISIONING_CONCURRENCY, exactlyOnce: false },
+      exactlyOnceAroundCall(pool, schema, orderPaid, provisionOrder({ upstreams, pool, schema, retryWindowMs: policy.windowMs, logger })),
     );
     // Contract §14: a partner's test data wiped; this service's rows of that test account go.
     await consume({ durable: 'provisioning_test_data_deleted', type: 'partners.test_data.delete_requested', ackWaitMs: 30_000, maxDeliver: 20 }, deleteTestData({ logger }));

@@ -19,7 +19,7 @@ export class SupplierUnavailableError extends Error {
 export interface ProvisionOrderDeps {
   /** Each order is served by its account's mode's upstreams (contract §14). */
   upstreams: UpstreamsByMode;
-  /** For the attempt record that must survive the handler's rolled-back transaction. */
+  /** The upstream steps' records (each on its own, as it arrives) and the attempt records of a transient failure. */
   pool: Pool;
   /** The service's schema, whose outbox carries the result. */
   schema: string;
@@ -27,41 +27,51 @@ export interface ProvisionOrderDeps {
   logger: Logger;
 }
 
+/** What the supplier calls came to, for the short transaction that records it. */
+export type ProvisionOutcome =
+  | { kind: 'issued'; result: Extract<ObtainResult, { kind: 'issued' }> }
+  | { kind: 'failed'; result: Exclude<ObtainResult, { kind: 'issued' }>; reason: string };
+
 /**
  * Obtains the eSIM of one paid order from the two upstreams (contract §8:
  * the SM-DP+ makes the profile over ES2+, the connectivity provider adds
  * the bundle; for a top-up only the latter) and publishes the outcome.
- * It runs inside `exactlyOnce`'s transaction: the supplier_calls row, the
- * outbox event and the processed-event claim commit together, and the ack
- * follows the commit. The guarantee:
+ * It runs under `exactlyOnceAroundCall`: `call` talks to the upstreams with
+ * no transaction open, then `record` writes the supplier_calls row and the
+ * outbox event in one short transaction with the processed-event claim, and
+ * the ack follows the commit. The guarantee:
  * - each upstream step's answer is kept on its own connection as soon as
  *   it arrives (obtainEsim.ts), and every call is keyed (the SM-DP+ by the
  *   functionCallIdentifier chosen for it, the provider by the order id), so
  *   however often we try, the order has at most one profile and one bundle;
  * - a crash (or a lost commit) before our commit leaves no result
- *   committed; the redelivery resumes from the kept steps and publishes the
- *   same eSIM, so exactly one result event is committed per event id;
- * - a transient failure inside the window records the attempt on its own
- *   connection (best effort, outside the transaction that rolls back) and
- *   throws, so the message is redelivered after the backoff;
+ *   committed; the redelivery calls again with the same keys, resumes from
+ *   the kept steps and publishes the same eSIM, and the claim lets exactly
+ *   one result event commit per event id;
+ * - a transient failure inside the window records the attempt and throws,
+ *   so the message is redelivered after the backoff;
  * - past the window (measured from payment), or on a permanent refusal, the
  *   order fails for good with a reason a partner may read, and a profile
  *   reserved for it is cancelled at the SM-DP+; the detail stays in
  *   supplier_calls for operators.
  * Two events for the same order (a republish beyond the stream's duplicate
- * window) both get the same eSIM; the orders service applies the first.
+ * window), or two deliveries of one event at once, both get the same eSIM;
+ * the orders service applies the first.
  */
-export function provisionOrder(deps: ProvisionOrderDeps): (event: EventEnvelope<'orders.order.paid'>, db: PoolClient) => Promise<void> {
-  return async (event, db) => {
+export function provisionOrder(deps: ProvisionOrderDeps): {
+  call: (event: EventEnvelope<'orders.order.paid'>) => Promise<ProvisionOutcome>;
+  record: (event: EventEnvelope<'orders.order.paid'>, outcome: ProvisionOutcome, db: PoolClient) => Promise<void>;
+} {
+  return { call, record };
+
+  async function call(event: EventEnvelope<'orders.order.paid'>): Promise<ProvisionOutcome> {
     const { orderId, partnerId: accountId, supplierSku: sku, kind, iccid, dataMb, validityDays } = event.data;
     const livemode = livemodeOf(accountId);
-    const log = deps.logger.child({ orderId, eventId: event.id, kind, livemode });
+    const log = logFor(event);
     // A test order reaches the test upstreams only (the simulator), steered by a magic e-mail.
     const upstreams = deps.upstreams.of(accountId);
     const sentSku = steeredSku(sku, { livemode, customerEmail: event.data.customerEmail });
     const size = { ...(dataMb === undefined ? {} : { dataMb }), ...(validityDays === undefined ? {} : { validityDays }) };
-    // Recorded with every attempt, so GetProvisioning can ask the supplier again exactly this.
-    const request: SupplierRequest = { kind, targetIccid: kind === 'topup' ? iccid : null, dataMb: dataMb ?? null, validityDays: validityDays ?? null };
     // A top-up adds a bundle to its eSIM (contract §13); the supplier answers that eSIM's profile, keyed by the same reference.
     const upstream = { upstreams, pool: deps.pool, logger: log };
     const profileType = event.data.profileType ?? upstreams.defaultProfileType;
@@ -70,14 +80,28 @@ export function provisionOrder(deps: ProvisionOrderDeps): (event: EventEnvelope<
         ? await obtainTopUp(upstream, { orderId, iccid, sku: sentSku, ...size })
         : await obtainNewEsim(upstream, { orderId, accountId, sku: sentSku, profileType, ...size });
 
-    if (result.kind === 'issued') {
-      const { esim } = result;
+    if (result.kind === 'issued') return { kind: 'issued', result };
+    if (result.kind === 'rejected') return failed(upstreams, event, result, failureReasons.rejected, log);
+    if (retryWindowOver(event.occurredAt, deps.retryWindowMs)) return failed(upstreams, event, result, failureReasons.retryWindowOver, log);
+    const pending = { orderId, accountId, sku, state: 'pending', statusCode: result.statusCode, error: result.detail, supplierReference: null, request: requestOf(event), failureReason: null } as const;
+    await recordSupplierCall(deps.pool, pending).catch(
+      (error: unknown) => log.warn({ err: error }, 'could not record the supplier attempt; retrying the order anyway'),
+    );
+    throw new SupplierUnavailableError(`supplier unavailable (${result.cause}): ${result.detail}`);
+  }
+
+  async function record(event: EventEnvelope<'orders.order.paid'>, outcome: ProvisionOutcome, db: PoolClient): Promise<void> {
+    const { orderId, partnerId: accountId, supplierSku: sku } = event.data;
+    const log = logFor(event);
+    const request = requestOf(event);
+    if (outcome.kind === 'issued') {
+      const { esim, statusCode } = outcome.result;
       const attempts = await recordSupplierCall(db, {
         orderId,
         accountId,
         sku,
         state: 'succeeded',
-        statusCode: result.statusCode,
+        statusCode,
         error: null,
         supplierReference: esim.reference,
         request,
@@ -95,38 +119,7 @@ export function provisionOrder(deps: ProvisionOrderDeps): (event: EventEnvelope<
       log.info({ attempts, supplierReference: esim.reference }, 'eSIM provisioned');
       return;
     }
-    if (result.kind === 'rejected') {
-      await fail(db, upstreams, event, request, result, failureReasons.rejected, log);
-      return;
-    }
-    if (retryWindowOver(event.occurredAt, deps.retryWindowMs)) {
-      await fail(db, upstreams, event, request, result, failureReasons.retryWindowOver, log);
-      return;
-    }
-    const pending = { orderId, accountId, sku, state: 'pending', statusCode: result.statusCode, error: result.detail, supplierReference: null, request, failureReason: null } as const;
-    await recordSupplierCall(deps.pool, pending).catch(
-      (error: unknown) => log.warn({ err: error }, 'could not record the supplier attempt; retrying the order anyway'),
-    );
-    throw new SupplierUnavailableError(`supplier unavailable (${result.cause}): ${result.detail}`);
-  };
-
-  async function fail(
-    db: PoolClient,
-    upstreams: Upstreams,
-    event: EventEnvelope<'orders.order.paid'>,
-    request: SupplierRequest,
-    result: Exclude<ObtainResult, { kind: 'issued' }>,
-    reason: string,
-    log: Logger,
-  ): Promise<void> {
-    const { orderId, partnerId: accountId, supplierSku: sku } = event.data;
-    // A reserved profile the order will never use goes back (best effort, on its own connection).
-    if (event.data.kind !== 'topup') {
-      const smdp = upstreams.smdpFor(event.data.profileType ?? upstreams.defaultProfileType);
-      await cancelAtSmdp({ upstreams, pool: deps.pool, logger: log }, smdp, orderId, 'Available').catch((error: unknown) =>
-        log.warn({ err: error }, 'could not cancel the SM-DP+ order'),
-      );
-    }
+    const { result, reason } = outcome;
     const attempts = await recordSupplierCall(db, {
       orderId,
       accountId,
@@ -143,4 +136,32 @@ export function provisionOrder(deps: ProvisionOrderDeps): (event: EventEnvelope<
     results.add(1, { result: 'failed', cause });
     log.warn({ attempts, cause, detail: result.detail }, 'provisioning failed for good');
   }
+
+  /** A reserved profile the order will never use goes back (best effort) before the failure is recorded. */
+  async function failed(
+    upstreams: Upstreams,
+    event: EventEnvelope<'orders.order.paid'>,
+    result: Exclude<ObtainResult, { kind: 'issued' }>,
+    reason: string,
+    log: Logger,
+  ): Promise<ProvisionOutcome> {
+    if (event.data.kind !== 'topup') {
+      const smdp = upstreams.smdpFor(event.data.profileType ?? upstreams.defaultProfileType);
+      await cancelAtSmdp({ upstreams, pool: deps.pool, logger: log }, smdp, event.data.orderId, 'Available').catch((error: unknown) =>
+        log.warn({ err: error }, 'could not cancel the SM-DP+ order'),
+      );
+    }
+    return { kind: 'failed', result, reason };
+  }
+
+  function logFor(event: EventEnvelope<'orders.order.paid'>): Logger {
+    const { orderId, partnerId: accountId, kind } = event.data;
+    return deps.logger.child({ orderId, eventId: event.id, kind, livemode: livemodeOf(accountId) });
+  }
+}
+
+/** Recorded with every attempt, so GetProvisioning can ask the supplier again exactly this. */
+function requestOf(event: EventEnvelope<'orders.order.paid'>): SupplierRequest {
+  const { kind, iccid, dataMb, validityDays } = event.data;
+  return { kind, targetIccid: kind === 'topup' ? iccid : null, dataMb: dataMb ?? null, validityDays: validityDays ?? null };
 }
