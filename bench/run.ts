@@ -4,7 +4,7 @@
  *   npm run bench                         catalog (hot path), orders, cost, history, startup
  *   npm run bench -- --only catalog       some of them (comma-separated: catalog, orders, startup, cost, history)
  *   npm run bench -- --only history       an order's reads on an empty database and with a million rows of history (bench/history.ts; BENCH_HISTORY_ROWS=100000 for a quick run)
- *   npm run bench -- --only cost          CPU per order and at rest, Postgres counters per order (bench/cost.ts)
+ *   npm run bench -- --only cost          CPU per order and at rest, Postgres counters per order (bench/cost.ts; BENCH_TRACES_SAMPLER=parentbased_traceidratio BENCH_TRACES_SAMPLER_ARG=0.1 for production's sampler)
  *   npm run bench -- --only rest          the platform at rest alone: three one-minute windows after one of quiet (bench/rest.ts; BENCH_REST_PROFILE=1 profiles it)
  *   npm run bench -- --settings production,noExporter   tracing settings of the catalog benchmark
  *   npm run bench -- --duration 5         measured seconds per target (catalog)
