@@ -75,7 +75,7 @@ export async function startTelemetry(): Promise<void> {
   });
   // Global tracer provider, AsyncLocalStorage context, W3C trace context and baggage propagation.
   tracerProvider.register();
-  const httpInstrumentation = new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => probePaths.test(req.url ?? '') });
+  const httpInstrumentation = recordingOnly(new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => probePaths.test(req.url ?? '') }), ['request', 'get']);
   holder[httpKey] = httpInstrumentation;
   const pgInstrumentation = recordingOnly(new PgInstrumentation({ enhancedDatabaseReporting: false, requireParentSpan: true }));
   registerInstrumentations({
@@ -98,6 +98,9 @@ export async function startTelemetry(): Promise<void> {
   // pg's per-query histogram and per-checkout pool counters hashed their attributes on every query, traced or
   // not, and would now count only the recorded tenth: none of them is read (our pools' own gauges are, pool.ts).
   pgInstrumentation.setMeterProvider(noMetrics);
+  // Nor do its pool listeners run (they updated those counters on every checkout and release, once a
+  // recorded query had passed by): the method that attaches them is private, hence the cast.
+  (pgInstrumentation as unknown as { _setPoolConnectEventListeners?: (pool: unknown) => void })._setPoolConnectEventListeners = () => {};
   const sdk = { shutdown: () => Promise.all([tracerProvider.shutdown(), meterProvider.shutdown()]) };
   holder[sdkKey] = sdk;
   startRuntimeMetrics(metrics.getMeter('nodejs'));

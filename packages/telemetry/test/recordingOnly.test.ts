@@ -1,9 +1,12 @@
-// Protects what tracing costs a call whose trace is not recorded: pg's instrumentation, made recording-only, spans a query under a recorded span as before, and under a span the sampler dropped (or none) lets the query go straight to pg, with no span.
+// Protects what tracing costs a call whose trace is not recorded: pg's and outgoing HTTP's instrumentations, made recording-only, span a call under a recorded span as before, and under a span the sampler dropped (or none) let it go straight to the library, with no span (and no traceparent out).
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { context, propagation, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type pgModule from 'pg';
@@ -15,21 +18,39 @@ const tracerProvider = new BasicTracerProvider({ spanProcessors: [new SimpleSpan
 context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
 propagation.setGlobalPropagator(new W3CTraceContextPropagator());
 trace.setGlobalTracerProvider(tracerProvider);
-registerInstrumentations({ tracerProvider, instrumentations: [recordingOnly(new PgInstrumentation({ requireParentSpan: true }))] });
-// Loaded through require after the instrumentation is registered, as the telemetry preload does.
-const pg = createRequire(import.meta.url)('pg') as typeof pgModule;
+registerInstrumentations({
+  tracerProvider,
+  instrumentations: [
+    recordingOnly(new PgInstrumentation({ requireParentSpan: true })),
+    recordingOnly(new HttpInstrumentation({ disableIncomingRequestInstrumentation: true }), ['request', 'get']),
+  ],
+});
+// Loaded through require after the instrumentations are registered, as the telemetry preload does.
+const require = createRequire(import.meta.url);
+const pg = require('pg') as typeof pgModule;
+const http = require('node:http') as typeof import('node:http');
 
 let pool: pgModule.Pool;
-beforeAll(() => {
+const received: IncomingHttpHeaders[] = [];
+const receiver = createServer((req, res) => {
+  received.push(req.headers);
+  res.end();
+});
+beforeAll(async () => {
   pool = new pg.Pool({ connectionString: process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres', max: 1 });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 });
 afterAll(async () => {
   await pool?.end();
+  receiver.close();
   trace.disable();
   propagation.disable();
   context.disable();
 });
-beforeEach(() => spans.reset());
+beforeEach(() => {
+  spans.reset();
+  received.length = 0;
+});
 
 const queryUnder = (parent: ReturnType<typeof trace.wrapSpanContext> | undefined) =>
   context.with(parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT, () => pool.query('SELECT 1 AS one'));
@@ -54,5 +75,22 @@ describe('recording-only instrumentation', () => {
     expect((await queryUnder(dropped)).rows).toEqual([{ one: 1 }]);
     expect((await queryUnder(undefined)).rows).toEqual([{ one: 1 }]);
     expect(spans.getFinishedSpans()).toEqual([]);
+  });
+
+  it('when an HTTP request goes out under a recorded span, then it has its client span and carries traceparent; under a dropped span, neither', async () => {
+    const get = () =>
+      new Promise<void>((resolve, reject) =>
+        http.get(`http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`, (res) => res.resume().on('end', resolve)).on('error', reject),
+      );
+    const parent = trace.getTracer('test').startSpan('request');
+    await context.with(trace.setSpan(ROOT_CONTEXT, parent), get);
+    parent.end();
+    expect(spans.getFinishedSpans().some((s) => s.name === 'GET')).toBe(true);
+    expect(received[0]?.traceparent).toContain(parent.spanContext().traceId);
+    spans.reset();
+    const dropped = trace.wrapSpanContext({ traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: TraceFlags.NONE });
+    await context.with(trace.setSpan(ROOT_CONTEXT, dropped), get);
+    expect(spans.getFinishedSpans()).toEqual([]);
+    expect(received[1]?.traceparent).toBeUndefined();
   });
 });
