@@ -85,7 +85,11 @@ export async function costBenchmark(options: CostOptions = {}): Promise<CostResu
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
 
-  const bench = await startBenchPlatform({ SUPPLIER_LATENCY_MS: '0', WEBHOOK_ALLOW_INSECURE_URLS: 'true' }, { mode: options.mode ?? 'compiled' });
+  // BENCH_TRACES_SAMPLER (and _ARG): the services' sampler, e.g. production's parentbased_traceidratio 0.1; the default otherwise.
+  const sampler = process.env.BENCH_TRACES_SAMPLER
+    ? { OTEL_TRACES_SAMPLER: process.env.BENCH_TRACES_SAMPLER, ...(process.env.BENCH_TRACES_SAMPLER_ARG ? { OTEL_TRACES_SAMPLER_ARG: process.env.BENCH_TRACES_SAMPLER_ARG } : {}) }
+    : {};
+  const bench = await startBenchPlatform({ SUPPLIER_LATENCY_MS: '0', WEBHOOK_ALLOW_INSECURE_URLS: 'true', ...sampler }, { mode: options.mode ?? 'compiled' });
   const database = new URL(bench.databaseUrl).pathname.slice(1);
   const pool = new pg.Pool({ connectionString: bench.databaseUrl, max: 1 });
   const nats = natsPid();

@@ -4,7 +4,7 @@
  *   npm run bench                         catalog (hot path), orders, cost, saga, history, test-mode, startup
  *   npm run bench -- --only catalog       some of them (comma-separated: catalog, orders, cost, saga, history, test-mode, rest, startup)
  *   npm run bench -- --only history       an order's reads on an empty database and with a million rows of history (bench/history.ts; BENCH_HISTORY_ROWS=100000 for a quick run)
- *   npm run bench -- --only cost          CPU per order and at rest, Postgres counters per order (bench/cost.ts)
+ *   npm run bench -- --only cost          CPU per order and at rest, Postgres counters per order (bench/cost.ts; BENCH_TRACES_SAMPLER=parentbased_traceidratio BENCH_TRACES_SAMPLER_ARG=0.1 for production's sampler)
  *   npm run bench -- --only saga          #29's targets in one run: CPU per order, share of pgbench, burst settling, webhook lag at 50/s (bench/saga.ts)
  *   npm run bench -- --only rest          the platform at rest alone: three one-minute windows after one of quiet (bench/rest.ts; BENCH_REST_PROFILE=1 profiles it)
  *   npm run bench -- --settings production,noExporter   tracing settings of the catalog benchmark

@@ -19,7 +19,7 @@ const counter = (text: string, name: string) =>
     .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
 
 describe('one order, one trace', () => {
-  it('when a partner places an order with a traceparent, then gateway, orders, catalog, wallet, provisioning and the supplier call all record spans in that trace', async () => {
+  it('when a partner places an order with a traceparent, then gateway, orders, catalog, wallet, provisioning, webhooks and the supplier call all record spans in that trace, with their gRPC calls and statements', async () => {
     const partner = await fundedPartner(100_000);
     const plan = (await api('/partner/catalog?country=FR&limit=1', withKey(partner.apiKey))).body.data[0];
     const traceId = randomBytes(16).toString('hex');
@@ -32,14 +32,18 @@ describe('one order, one trace', () => {
     expect(created.status).toBe(201);
     expect((await finalOrder(partner.apiKey, created.body.id)).status).toBe('provisioned');
 
-    const expected = ['gateway', 'orders', 'catalog', 'wallet', 'provisioning', 'supplier-sim'];
+    const expected = ['gateway', 'orders', 'catalog', 'wallet', 'provisioning', 'webhooks', 'supplier-sim'];
     const spans = await until(
       async () => {
         const found = (await control<Span[]>(`/spans?traceId=${traceId}`)).body;
         const services = new Set(found.map((s) => s.service));
         // The wallet appears twice in the saga: the reservation (gRPC) and the capture (event).
         const walletSpans = found.filter((s) => s.service === 'wallet').length;
-        return expected.every((name) => services.has(name)) && walletSpans >= 2 ? found : undefined;
+        // Each hop's own statements are in it too (exported with the hop's other spans, maybe in a later batch).
+        const statements = ['orders', 'wallet', 'provisioning', 'webhooks'].every((service) => found.some((s) => s.service === service && s.name.startsWith('pg.query:')));
+        // And the gRPC call that placed it, on both sides.
+        const placed = ['gateway', 'orders'].every((service) => found.some((s) => s.service === service && s.name === 'grpc.orders.v1.OrdersService/CreateOrder'));
+        return expected.every((name) => services.has(name)) && walletSpans >= 2 && statements && placed ? found : undefined;
       },
       `spans of ${expected.join(', ')} in the partner's trace`,
       20_000,

@@ -52,7 +52,9 @@ export function natsConnectOptions(security: NatsSecurity = {}): Pick<Connection
  */
 export function connectNats(url: string, name: string, security: NatsSecurity = {}): Promise<NatsConnection> {
   const servers = url.split(',').map((entry) => entry.trim()).filter(Boolean);
-  return connect({ servers, name, maxReconnectAttempts: -1, reconnectTimeWait: 1_000, timeout: 5_000, ...natsConnectOptions(security) });
+  // noAsyncTraces: no Error (with its stack) built ahead of every request and JetStream publish just in case it
+  // fails; a failure's stack then starts in the client rather than at our call (~0.6 ms per order, docs/benchmarks.md).
+  return connect({ servers, name, maxReconnectAttempts: -1, reconnectTimeWait: 1_000, timeout: 5_000, noAsyncTraces: true, ...natsConnectOptions(security) });
 }
 
 const duplicateWindowMs = 2 * 60_000;

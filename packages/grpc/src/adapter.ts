@@ -1,10 +1,11 @@
 import * as grpc from '@grpc/grpc-js';
 import { create, fromBinary, toBinary, type DescMessage, type DescMethod, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
-import { metrics } from '@opentelemetry/api';
+import { context, metrics, type Attributes } from '@opentelemetry/api';
 import { grpcHosts, type AccessPolicy } from './access.js';
 import { fromServiceError, toStatus } from './errors.js';
 import { callerOf, channelCredentials, type TlsFiles } from './tls.js';
+import { endCall, serverCallContext, startClientCall, tracedMethod } from './tracing.js';
 
 /**
  * protobuf-es generates descriptors, not grpc-js definitions. These few
@@ -97,6 +98,13 @@ const serverDuration = metrics
   .getMeter('@esim/grpc')
   .createHistogram('rpc.server.duration', { unit: 'ms', description: 'gRPC server call duration by method and status' });
 
+/** A method's `rpc.server.duration` attributes for each status code, built once: nothing is allocated per call. */
+function durationAttributesOf(name: string): Attributes[] {
+  const byCode: Attributes[] = [];
+  for (const code of Object.values(grpc.status)) if (typeof code === 'number') byCode[code] = { 'rpc.method': name, 'rpc.grpc.status_code': code };
+  return byCode;
+}
+
 /**
  * Registers `handlers` for `service`; a thrown AppError becomes its status,
  * anything else INTERNAL (and is reported). With `access`, a call whose
@@ -114,34 +122,42 @@ export function addService<M extends GenServiceMethods>(
   for (const method of service.methods) {
     const handler = handlers[method.localName as keyof M];
     const name = `${service.typeName}/${method.name}`;
+    const traced = tracedMethod(service.typeName, method.name);
+    const durationAttributes = durationAttributesOf(name);
     implementation[method.localName] = (call: grpc.ServerUnaryCall<MessageShape<DescMessage>, unknown>, callback: grpc.sendUnaryData<unknown>) => {
       const startedAt = performance.now();
-      const done = (code: grpc.status) =>
-        serverDuration.record(performance.now() - startedAt, { 'rpc.method': name, 'rpc.grpc.status_code': code });
-      if (access) {
-        const caller = callerOf(call);
-        if (!access(caller, `/${name}`)) {
-          done(grpc.status.PERMISSION_DENIED);
-          // INTERNAL for the client: a service refused by another is the platform's fault, never the end user's (no 403 to a partner).
-          const metadata = toStatus(new Error('refused')).metadata;
-          callback({ code: grpc.status.PERMISSION_DENIED, details: `${caller ?? 'an unauthenticated caller'} may not call ${name}`, metadata });
-          return;
+      const server = serverCallContext(traced, call.metadata);
+      const done = (code: grpc.status) => {
+        serverDuration.record(performance.now() - startedAt, durationAttributes[code] ?? { 'rpc.method': name, 'rpc.grpc.status_code': code });
+        endCall(server.span, code);
+      };
+      // The handler, its logs and its calls run in the call's trace (and so does the reporting of its failure).
+      context.with(server.context, () => {
+        if (access) {
+          const caller = callerOf(call);
+          if (!access(caller, `/${name}`)) {
+            done(grpc.status.PERMISSION_DENIED);
+            // INTERNAL for the client: a service refused by another is the platform's fault, never the end user's (no 403 to a partner).
+            const metadata = toStatus(new Error('refused')).metadata;
+            callback({ code: grpc.status.PERMISSION_DENIED, details: `${caller ?? 'an unauthenticated caller'} may not call ${name}`, metadata });
+            return;
+          }
         }
-      }
-      const callerDeadline = call.getDeadline();
-      const deadline = callerDeadline instanceof Date ? callerDeadline.getTime() : callerDeadline;
-      handler(call.request as never, { metadata: call.metadata, deadline: Number.isFinite(deadline) ? deadline : Infinity }).then(
-        (response) => {
-          done(grpc.status.OK);
-          callback(null, response);
-        },
-        (error: unknown) => {
-          const status = toStatus(error);
-          if (status.code === grpc.status.INTERNAL) onInternalError(error, name);
-          done(status.code ?? grpc.status.UNKNOWN);
-          callback(status);
-        },
-      );
+        const callerDeadline = call.getDeadline();
+        const deadline = callerDeadline instanceof Date ? callerDeadline.getTime() : callerDeadline;
+        handler(call.request as never, { metadata: call.metadata, deadline: Number.isFinite(deadline) ? deadline : Infinity }).then(
+          (response) => {
+            done(grpc.status.OK);
+            callback(null, response);
+          },
+          (error: unknown) => {
+            const status = toStatus(error);
+            if (status.code === grpc.status.INTERNAL) onInternalError(error, name);
+            done(status.code ?? grpc.status.UNKNOWN);
+            callback(status);
+          },
+        );
+      });
     };
   }
   server.addService(definitionOf(service as GenService<GenServiceMethods>), implementation);
@@ -192,12 +208,20 @@ export function createClient<M extends GenServiceMethods>(service: GenService<M>
       new Promise<void>((resolve, reject) => raw.waitForReady(Date.now() + deadlineMs, (error) => (error ? reject(error) : resolve()))),
   };
   for (const method of service.methods) {
+    const traced = tracedMethod(service.typeName, method.name);
     client[method.localName] = (request: object, options?: CallOptions) =>
       new Promise((resolve, reject) => {
         const deadline = new Date(Math.min(Date.now() + (options?.deadlineMs ?? defaultDeadlineMs), options?.deadline ?? Infinity));
-        raw[method.localName]!.call(raw, request, new grpc.Metadata(), { deadline }, (error: grpc.ServiceError | null, response: unknown) =>
-          error ? reject(fromServiceError(error)) : resolve(response),
-        );
+        const call = startClientCall(traced);
+        raw[method.localName]!.call(raw, request, call.metadata, { deadline }, (error: grpc.ServiceError | null, response: unknown) => {
+          if (error) {
+            endCall(call.span, error.code, error.details);
+            reject(fromServiceError(error));
+          } else {
+            endCall(call.span, grpc.status.OK);
+            resolve(response);
+          }
+        });
       });
   }
   return client as ServiceClient<M>;

@@ -1,7 +1,7 @@
 /**
  * Preloaded with `node --import @esim/telemetry/register`, before the
  * service's module graph. It starts telemetry, then loads the CommonJS
- * libraries the instrumentations patch (grpc-js, pg, ioredis) through
+ * libraries the instrumentations patch (pg, ioredis; gRPC traces itself) through
  * `require`, which the instrumentations hook: the service's ESM imports then
  * receive the patched modules from Node's CommonJS cache. This replaces an
  * ESM loader hook (import-in-the-middle), whose loader thread and per-module
@@ -14,7 +14,7 @@ const { startTelemetry } = await import('./sdk.js');
 await startTelemetry();
 
 const requireAsTheService = createRequire(join(process.cwd(), 'package.json'));
-for (const name of ['@grpc/grpc-js', 'pg', 'ioredis']) {
+for (const name of ['pg', 'ioredis']) {
   try {
     requireAsTheService(name);
   } catch {

@@ -1,7 +1,6 @@
-import { diag, metrics } from '@opentelemetry/api';
+import { createNoopMeter, diag, metrics, type MeterProvider as ApiMeterProvider } from '@opentelemetry/api';
 import { PrometheusExporter } from '@opentelemetry/exporter-prometheus';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
-import { GrpcInstrumentation } from '@opentelemetry/instrumentation-grpc';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
@@ -12,6 +11,7 @@ import { BatchSpanProcessor, NoopSpanProcessor, type SpanExporter } from '@opent
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { telemetryConfig } from './config.js';
+import { recordingOnly } from './recordingOnly.js';
 import { metricResourceLabels, resourceAttributes } from './resource.js';
 import { startRuntimeMetrics } from './runtimeMetrics.js';
 import { samplerFor } from './sampler.js';
@@ -22,6 +22,8 @@ const httpKey = Symbol.for('esim.telemetry.http');
 type Holder = { [prometheusKey]?: PrometheusExporter; [sdkKey]?: { shutdown(): Promise<unknown> }; [httpKey]?: HttpInstrumentation };
 
 const probePaths = /^\/(healthz|readyz|metrics)\b/;
+
+const noMetrics: ApiMeterProvider = { getMeter: () => createNoopMeter() };
 
 /**
  * The OTLP/HTTP span exporter OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL names
@@ -73,8 +75,9 @@ export async function startTelemetry(): Promise<void> {
   });
   // Global tracer provider, AsyncLocalStorage context, W3C trace context and baggage propagation.
   tracerProvider.register();
-  const httpInstrumentation = new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => probePaths.test(req.url ?? '') });
+  const httpInstrumentation = recordingOnly(new HttpInstrumentation({ ignoreIncomingRequestHook: (req) => probePaths.test(req.url ?? '') }), ['request', 'get']);
   holder[httpKey] = httpInstrumentation;
+  const pgInstrumentation = recordingOnly(new PgInstrumentation({ enhancedDatabaseReporting: false, requireParentSpan: true }));
   registerInstrumentations({
     tracerProvider,
     meterProvider,
@@ -82,14 +85,22 @@ export async function startTelemetry(): Promise<void> {
       // No span per fastify hook (what @fastify/otel added): it cost the gateway about a tenth of its
       // CPU and said nothing the HTTP server span does not.
       httpInstrumentation,
-      new GrpcInstrumentation({ ignoreGrpcMethods: ['Check', 'Watch'] }),
-      // Only inside a request's or an event's span: background polls (outbox relay, sweepers) make no root traces.
-      new PgInstrumentation({ enhancedDatabaseReporting: false, requireParentSpan: true }),
+      // No gRPC instrumentation: @esim/grpc's adapter makes the spans of its calls and carries traceparent
+      // itself, doing nothing more than that for a call whose trace is not recorded.
+      // pg and ioredis only inside a recorded span (recordingOnly.ts): background polls (outbox relay,
+      // sweepers) make no root traces, and a dropped trace's calls go straight to the driver.
+      pgInstrumentation,
       // The command's name is the statement: no keys or arguments in spans, and nothing to build per call.
-      new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: (command) => command }),
+      recordingOnly(new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: (command) => command })),
       new UndiciInstrumentation(),
     ],
   });
+  // pg's per-query histogram and per-checkout pool counters hashed their attributes on every query, traced or
+  // not, and would now count only the recorded tenth: none of them is read (our pools' own gauges are, pool.ts).
+  pgInstrumentation.setMeterProvider(noMetrics);
+  // Nor do its pool listeners run (they updated those counters on every checkout and release, once a
+  // recorded query had passed by): the method that attaches them is private, hence the cast.
+  (pgInstrumentation as unknown as { _setPoolConnectEventListeners?: (pool: unknown) => void })._setPoolConnectEventListeners = () => {};
   const sdk = { shutdown: () => Promise.all([tracerProvider.shutdown(), meterProvider.shutdown()]) };
   holder[sdkKey] = sdk;
   startRuntimeMetrics(metrics.getMeter('nodejs'));
