@@ -169,6 +169,54 @@ describe('batches', () => {
   });
 });
 
+describe('stopping', () => {
+  it('when a batch consumer stops with events waiting behind the one in hand, then that one commits and the next consumer gets the waiting ones after the ack wait, in stream order', async () => {
+    const slowAckWaitMs = 1_000;
+    let release!: () => void;
+    const opened = new Promise<void>((resolve) => (release = resolve));
+    const handle = async (event: PlanChanged, db: PoolClient) => {
+      if (event.data.planId === 'gate') await opened;
+      await record(event, db);
+    };
+    const spec = { durable: 'batch_stop', type, ackWaitMs: slowAckWaitMs, maxDeliver: 5, batch: 16 } as const;
+    const first = await startConsumer({
+      nc: infra.nc,
+      ns: infra.ns,
+      logger,
+      spec,
+      handle: exactlyOnce(infra.pool, infra.schema, 'batch_stop', handle),
+      applyBatch: exactlyOnceBatch(infra.pool, infra.schema, 'batch_stop', handle),
+    });
+    await publish(envelope('gate'));
+    await untilHeld('batch_stop', 1);
+    for (const plan of ['plan_1', 'plan_2', 'plan_3']) await publish(envelope(plan));
+    await untilHeld('batch_stop', 4);
+    const stopped = first.stop();
+    release();
+    await stopped;
+    expect((await applied()).map((row) => row.planId)).toEqual(['gate']);
+    await consumeInBatches('batch_stop', handle);
+    await until(async () => ((await applied()).length === 4 ? true : undefined), 'the waiting events applied by the next consumer', 10_000);
+    expect((await applied()).map((row) => row.planId)).toEqual(['gate', 'plan_1', 'plan_2', 'plan_3']);
+  });
+
+  it('when a consumer declares a batch with concurrency above 1, or without a batch handler, then it does not start', async () => {
+    const handle = exactlyOnce<typeof type>(infra.pool, infra.schema, 'batch_refused', record);
+    const start = (spec: { concurrency?: number; batch?: number }, withBatch: boolean) =>
+      startConsumer({
+        nc: infra.nc,
+        ns: infra.ns,
+        logger,
+        spec: { durable: 'batch_refused', type, ackWaitMs, maxDeliver: 5, ...spec },
+        handle,
+        ...(withBatch ? { applyBatch: exactlyOnceBatch<typeof type>(infra.pool, infra.schema, 'batch_refused', record) } : {}),
+      });
+    await expect(start({ batch: 16, concurrency: 4 }, true)).rejects.toThrow(/concurrency must be 1/);
+    await expect(start({ batch: 16 }, false)).rejects.toThrow(/needs applyBatch/);
+    await expect(start({ batch: 1_000 }, true)).rejects.toThrow(/from 1 to 256/);
+  });
+});
+
 describe('a crash between the commit and the acks', () => {
   it('when the batch transaction fails part-way, then none of its effects nor its processed_events rows are committed', async () => {
     const apply = exactlyOnceBatch<typeof type>(infra.pool, infra.schema, 'batch_abort', async (event, db) => {

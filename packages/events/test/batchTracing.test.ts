@@ -79,7 +79,11 @@ describe('tracing in a batch', () => {
       expect(transactions.size).toBe(1);
       for (const [planId, traceId] of Object.entries(traces)) {
         expect(seen.get(planId)).toBe(traceId);
-        const consumed = spans.getFinishedSpans().filter((s) => s.name === `process ${type}` && s.spanContext().traceId === traceId);
+        // A span ends once its batch committed and was acked, a moment after its handler ran.
+        const consumed = await until(() => {
+          const found = spans.getFinishedSpans().filter((s) => s.name === `process ${type}` && s.spanContext().traceId === traceId);
+          return found.length > 0 ? found : undefined;
+        }, `the consumer span of ${planId}`);
         expect(consumed).toHaveLength(1);
         expect(consumed[0]!.kind).toBe(SpanKind.CONSUMER);
       }
