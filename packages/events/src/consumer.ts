@@ -325,10 +325,10 @@ export async function startConsumer<T extends EventType>(options: {
       failure = error;
     }
     if (failure === undefined) {
-      batch.forEach((message, index) => applied(message, envelopes[index]!));
+      // Committed: an ack that cannot be sent (the connection closing) leaves its message to be redelivered and skipped.
+      for (const [index, message] of batch.entries()) await inSpan(spans[index]!, async () => applied(message, envelopes[index]!));
       batches.add(1, { consumer: spec.durable, outcome: 'committed' });
       batchedMessages.record(batch.length, { consumer: spec.durable });
-      for (const { span } of spans) span.end();
       return;
     }
     logger.warn({ err: failure, consumer: spec.durable, messages: batch.length }, 'batch failed and was rolled back; handling its events one at a time');
