@@ -122,6 +122,8 @@ export async function costBenchmark(options: CostOptions = {}): Promise<CostResu
       placed.push(placeOrder(bench.publicUrl, auth, plans.data[0]!.id, `cost-${i}`));
     }
     const accepted = (await Promise.all(placed)).filter((s) => s === 201).length;
+    const placedAt = Date.now();
+    const receivedAtPlaced = received;
     // A machine shared with other workloads may refuse a few under load; the cost is divided by those accepted.
     if (accepted < total * 0.9) throw new Error(`only ${accepted} of ${total} orders were accepted`);
     // Settled when every accepted order's provision.* webhook arrived (it follows provisioned or failed);
@@ -131,6 +133,8 @@ export async function costBenchmark(options: CostOptions = {}): Promise<CostResu
       if (Date.now() > deadline) throw new Error(`not settled after 180 s (${received}/${accepted} provision.* webhooks)`);
       await new Promise((r) => setTimeout(r, 250));
     }
+    const settleS = (Date.now() - placedAt) / 1000;
+    log(`cost: settled ${settleS.toFixed(1)} s after the last 201 (${accepted - receivedAtPlaced} orders still to settle then; ${(accepted / ((Date.now() - startedAt) / 1000)).toFixed(1)} orders/s first order to last webhook)`);
     const db1 = await dbCounters(pool, database);
     const cpu1 = await cpuByProcess(pool, database, bench.pids(), nats, backends);
     await new Promise((r) => setTimeout(r, 5_000));

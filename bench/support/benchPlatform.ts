@@ -116,7 +116,8 @@ export async function startBenchPlatform(extraEnv: Record<string, string> = {}, 
     async stop(failed) {
       await platform.stop();
       await cleanUp({ databaseUrl, namespace, redisUrl, natsUrl });
-      if (failed) log(`service logs kept in ${logDir}`);
+      // BENCH_KEEP_LOGS: a run that succeeded is read too (where a saga's seconds went).
+      if (failed || process.env.BENCH_KEEP_LOGS) log(`service logs kept in ${logDir}`);
       else await rm(workDir, { recursive: true, force: true });
     },
   };

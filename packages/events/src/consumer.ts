@@ -1,10 +1,11 @@
-import { context, metrics, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, metrics, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
 import { AckPolicy, DeliverPolicy, jetstream, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { nanos, type NatsConnection } from '@nats-io/nats-core';
-import { withTransaction, type Pool, type PoolClient } from '@esim/postgres';
 import type { Logger } from '@esim/telemetry';
+import { WaitingBatches } from './batches.js';
 import { events, type EventEnvelope, type EventType, type StreamName } from './contracts.js';
 import { deadLetter, ensureDeadLetterStream, type DeadLetterReason } from './deadLetter.js';
+import type { BatchApplier } from './exactlyOnce.js';
 import { isJetStreamApiError } from './jsErrors.js';
 import { ensureStreams } from './nats.js';
 import type { Namespace } from './namespace.js';
@@ -46,7 +47,23 @@ export interface ConsumerSpec<T extends EventType> {
    * The price is head-of-line blocking, which is the point.
    */
   ordered?: boolean;
+  /**
+   * Up to this many waiting messages applied in one transaction (default 1:
+   * a transaction each), in stream order, then acknowledged together; needs
+   * a transactional handler (`applyBatch`, from `exactlyOnceBatch`). Batches
+   * are never waited for: they form when messages arrive faster than they
+   * are applied. Should a batch fail, it is rolled back and its messages are
+   * handled one at a time as without it (retry, `ordered`, dead letters), so
+   * one bad event neither blocks nor duplicates its neighbours. One batch at
+   * a time, so `concurrency` must stay 1: per-key order then holds without
+   * knowing the keys, and concurrent batches locking the same rows in
+   * different orders cannot deadlock each other. At most `maxBatch`.
+   */
+  batch?: number;
 }
+
+/** The largest batch a consumer may declare: its messages are delivered and unacknowledged together, within one ack wait. */
+export const maxBatch = 256;
 
 export interface RunningConsumer {
   stop(): Promise<void>;
@@ -64,6 +81,11 @@ const eventLag = meter.createHistogram('events_lag_ms', {
   unit: 'ms',
   description: 'From the event occurring to its handling, by consumer',
   advice: { explicitBucketBoundaries: [10, 25, 50, 100, 250, 500, 1_000, 2_000, 5_000, 10_000, 30_000, 60_000, 300_000, 3_600_000] },
+});
+const batches = meter.createCounter('events_batches_total', { description: 'Batch transactions, by consumer and outcome (committed, or fell_back to one event at a time)' });
+const batchedMessages = meter.createHistogram('events_batch_size', {
+  description: 'Events applied per committed batch transaction, by consumer',
+  advice: { explicitBucketBoundaries: [2, 4, 8, 16, 32, 64, 128, 256] },
 });
 const tracer = trace.getTracer('@esim/events');
 
@@ -88,92 +110,6 @@ meter.addBatchObservableCallback(
 );
 
 /**
- * Wraps a handler so it runs inside a Postgres transaction that also records
- * the event id in `<schema>.processed_events`. The effect and the record
- * commit together and the ack follows the commit, so a redelivered event
- * (crash before ack, ack lost) is skipped, never applied twice.
- */
-export function exactlyOnce<T extends EventType>(
-  pool: Pool,
-  schema: string,
-  consumer: string,
-  handle: (event: EventEnvelope<T>, db: PoolClient) => Promise<void>,
-): (event: EventEnvelope<T>) => Promise<void> {
-  return (event) =>
-    withTransaction(pool, async (db) => {
-      const claimed = await db.query(`INSERT INTO ${schema}.processed_events (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
-        consumer,
-        event.id,
-      ]);
-      if (claimed.rowCount === 0) return;
-      await handle(event, db);
-    });
-}
-
-/** Another delivery of the same event is being handled (an ack wait expired meanwhile): this one is retried later. */
-export class EventInProgressError extends Error {
-  override name = 'EventInProgressError';
-}
-
-/**
- * `exactlyOnce` for a handler whose work is a call to another system (a
- * supplier over the network). `call` runs outside any transaction; `record`
- * then writes its effect in a short transaction that also records the event
- * id, and the ack follows that commit. No transaction stays open while the
- * network answers: an open transaction holds back the horizon below which
- * Postgres may forget dead rows, so every outbox and claim scan in the
- * database re-reads the entries that died meanwhile (docs/benchmarks.md,
- * "Flat with history").
- * The guarantee: the effect commits at most once per event id (a second
- * `record` finds the id taken and writes nothing), and an event already
- * recorded is skipped before calling. One delivery of an event calls at a
- * time: a session advisory lock on the event id (held on an idle
- * connection, not in a transaction) turns a second delivery arriving
- * meanwhile into a retry. `call` may still run again after a crash between
- * it and the commit, so it must be idempotent where it lands, as a supplier
- * call keyed by the order id is.
- */
-export function exactlyOnceAroundCall<T extends EventType, R>(
-  pool: Pool,
-  schema: string,
-  consumer: string,
-  steps: { call: (event: EventEnvelope<T>) => Promise<R>; record: (event: EventEnvelope<T>, result: R, db: PoolClient) => Promise<void> },
-): (event: EventEnvelope<T>) => Promise<void> {
-  return async (event) => {
-    const lockKey = `${schema}.processed_events:${consumer}:${event.id}`;
-    const client = await pool.connect();
-    // A checked-out client has no listener of the pool's: a session ended under us fails this delivery, not the process.
-    let broken: Error | undefined;
-    const onError = (error: Error) => {
-      broken ??= error;
-    };
-    client.on('error', onError);
-    try {
-      const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok', [lockKey]);
-      if (rows[0]?.ok !== true) throw new EventInProgressError(`event ${event.id} is being handled by another delivery`);
-      try {
-        const seen = await client.query(`SELECT 1 FROM ${schema}.processed_events WHERE consumer = $1 AND event_id = $2`, [consumer, event.id]);
-        if ((seen.rowCount ?? 0) > 0) return;
-        const result = await steps.call(event);
-        await withTransaction(pool, async (db) => {
-          const claimed = await db.query(`INSERT INTO ${schema}.processed_events (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [consumer, event.id]);
-          if (claimed.rowCount === 0) return;
-          await steps.record(event, result, db);
-        });
-      } finally {
-        await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [lockKey]).catch((error: Error) => {
-          // The lock goes with the session: a connection that cannot say unlock is not handed to anyone else.
-          broken ??= error;
-        });
-      }
-    } finally {
-      client.off('error', onError);
-      client.release(broken);
-    }
-  };
-}
-
-/**
  * A durable pull consumer: parses each event against its declared schema,
  * continues the publisher's trace, acks after `handle` resolves, naks with
  * the spec's retry delay when it throws, and after `maxDeliver` tries (or a
@@ -188,12 +124,18 @@ export async function startConsumer<T extends EventType>(options: {
   logger: Logger;
   spec: ConsumerSpec<T>;
   handle: (event: EventEnvelope<T>) => Promise<void>;
+  /** Applies a batch in one transaction (`exactlyOnceBatch` of the same handler); used when `spec.batch` > 1. */
+  applyBatch?: BatchApplier<T>;
   /** JetStream replicas of the stream, should this consumer be the one to create it (NATS_STREAM_REPLICAS). */
   streamReplicas?: number;
   /** How often JetStream is asked for this durable's pending counts (tests shorten it). */
   lagPollMs?: number;
 }): Promise<RunningConsumer> {
-  const { nc, ns, logger, spec, handle } = options;
+  const { nc, ns, logger, spec, handle, applyBatch } = options;
+  const batchSize = spec.batch ?? 1;
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > maxBatch) throw new RangeError(`${spec.durable}: batch must be an integer from 1 to ${maxBatch}`);
+  if (batchSize > 1 && !applyBatch) throw new TypeError(`${spec.durable}: a batch consumer needs applyBatch (its handler in one transaction)`);
+  if (batchSize > 1 && (spec.concurrency ?? 1) > 1) throw new TypeError(`${spec.durable}: a batch consumer applies one batch at a time; concurrency must be 1`);
   const declared = events[spec.type];
   const stream = ns.stream(declared.stream as StreamName);
   const durable = ns.durable(spec.durable);
@@ -233,7 +175,7 @@ export async function startConsumer<T extends EventType>(options: {
   // An ordered consumer handles one message at a time whatever `concurrency` says.
   const concurrency = spec.ordered ? 1 : Math.max(1, spec.concurrency ?? 1);
   let stopping = false;
-  const messages: ConsumerMessages = await consumer.consume({ max_messages: Math.max(4, concurrency * 2) });
+  const messages: ConsumerMessages = await consumer.consume({ max_messages: Math.max(4, concurrency * 2, batchSize) });
 
   /**
    * A message given up on is copied to the dead-letter stream first and
@@ -259,24 +201,40 @@ export async function startConsumer<T extends EventType>(options: {
     }
   }
 
-  async function process(message: JsMsg): Promise<void> {
-    if (message.info.redelivered) redeliveries.add(1, { consumer: spec.durable });
-    let envelope: EventEnvelope<T>;
+  /** The message's envelope, its data checked against the event's schema; the error when it is not one. */
+  function decode(message: JsMsg): { envelope: EventEnvelope<T> } | { error: unknown } {
     try {
       const raw = message.json<EventEnvelope<T>>();
-      envelope = { ...raw, data: declared.data.parse(raw.data) as EventEnvelope<T>['data'] };
+      return { envelope: { ...raw, data: declared.data.parse(raw.data) as EventEnvelope<T>['data'] } };
     } catch (error) {
-      logger.error({ err: error, consumer: spec.durable, subject: message.subject }, 'undecodable event; moving it to the dead letters');
+      return { error };
+    }
+  }
+
+  function applied(message: JsMsg, envelope: EventEnvelope<T>): void {
+    message.ack();
+    processed.add(1, { consumer: spec.durable, outcome: 'ok' });
+    const occurredAt = Date.parse(envelope.occurredAt);
+    if (Number.isFinite(occurredAt)) eventLag.record(Math.max(0, Date.now() - occurredAt), { consumer: spec.durable });
+  }
+
+  async function process(message: JsMsg): Promise<void> {
+    if (message.info.redelivered) redeliveries.add(1, { consumer: spec.durable });
+    const decoded = decode(message);
+    if ('error' in decoded) {
+      logger.error({ err: decoded.error, consumer: spec.durable, subject: message.subject }, 'undecodable event; moving it to the dead letters');
       processed.add(1, { consumer: spec.durable, outcome: 'rejected' });
-      await giveUp(message, 'undecodable', error);
+      await giveUp(message, 'undecodable', decoded.error);
       return;
     }
+    await settle(message, decoded.envelope);
+  }
+
+  /** Handles one decoded message: ack on success; on failure retry (nak, or in place when ordered) or give up. */
+  async function settle(message: JsMsg, envelope: EventEnvelope<T>): Promise<void> {
     try {
       await handle(envelope);
-      message.ack();
-      processed.add(1, { consumer: spec.durable, outcome: 'ok' });
-      const occurredAt = Date.parse(envelope.occurredAt);
-      if (Number.isFinite(occurredAt)) eventLag.record(Math.max(0, Date.now() - occurredAt), { consumer: spec.durable });
+      applied(message, envelope);
     } catch (error) {
       const attempt = message.info.deliveryCount;
       if (error instanceof PermanentEventError || attempt >= spec.maxDeliver) {
@@ -307,8 +265,7 @@ export async function startConsumer<T extends EventType>(options: {
       if (stopping) return message.nak();
       try {
         await handle(envelope);
-        message.ack();
-        processed.add(1, { consumer: spec.durable, outcome: 'ok' });
+        applied(message, envelope);
         return;
       } catch (error) {
         if (error instanceof PermanentEventError || attempt >= spec.maxDeliver) {
@@ -322,26 +279,65 @@ export async function startConsumer<T extends EventType>(options: {
     }
   }
 
-  function traced(message: JsMsg): Promise<void> {
+  /** The context a message's work runs in: a consumer span continuing its publisher's trace (from its headers). */
+  function spanFor(message: JsMsg): { span: Span; context: Context } {
     const carrier: Record<string, string> = {};
     for (const [key, values] of message.headers ?? []) if (values[0]) carrier[key] = values[0];
     const parent = propagation.extract(ROOT_CONTEXT, carrier);
-    return context.with(parent, () =>
-      tracer.startActiveSpan(`process ${spec.type}`, { kind: SpanKind.CONSUMER, attributes: { 'messaging.consumer.group.name': spec.durable } }, async (span) => {
-        try {
-          await process(message);
-        } catch (error) {
-          span.setStatus({ code: SpanStatusCode.ERROR });
-          logger.error({ err: error }, 'consumer loop error');
-        } finally {
-          span.end();
-        }
-      }),
-    );
+    const span = tracer.startSpan(`process ${spec.type}`, { kind: SpanKind.CONSUMER, attributes: { 'messaging.consumer.group.name': spec.durable } }, parent);
+    return { span, context: trace.setSpan(parent, span) };
   }
 
-  const inFlight = new Set<Promise<void>>();
-  const loop = (async () => {
+  async function inSpan(traced: { span: Span; context: Context }, work: () => Promise<void>): Promise<void> {
+    try {
+      await context.with(traced.context, work);
+    } catch (error) {
+      traced.span.setStatus({ code: SpanStatusCode.ERROR });
+      logger.error({ err: error }, 'consumer loop error');
+    } finally {
+      traced.span.end();
+    }
+  }
+
+  const traced = (message: JsMsg): Promise<void> => inSpan(spanFor(message), () => process(message));
+
+  /**
+   * A batch in one transaction, each message in its own span; acked once it
+   * committed. A crash between the commit and the acks redelivers messages
+   * whose processed_events rows are committed: skipped. Should the batch
+   * fail (one event's handler threw, a deadlock, the database gone), it was
+   * rolled back whole and its messages go through `settle` one at a time, in
+   * order, exactly as a consumer without batches would handle them.
+   */
+  async function processBatch(batch: JsMsg[]): Promise<void> {
+    const decoded = batch.map(decode);
+    if (batch.length === 1 || !applyBatch || decoded.some((d) => 'error' in d)) {
+      for (const message of batch) await traced(message);
+      return;
+    }
+    const envelopes = decoded.map((d) => (d as { envelope: EventEnvelope<T> }).envelope);
+    const spans = batch.map(spanFor);
+    for (const message of batch) if (message.info.redelivered) redeliveries.add(1, { consumer: spec.durable });
+    let failure: unknown;
+    try {
+      await applyBatch(envelopes, (index, work) => context.with(spans[index]!.context, work));
+    } catch (error) {
+      failure = error;
+    }
+    if (failure === undefined) {
+      // Committed: an ack that cannot be sent (the connection closing) leaves its message to be redelivered and skipped.
+      for (const [index, message] of batch.entries()) await inSpan(spans[index]!, async () => applied(message, envelopes[index]!));
+      batches.add(1, { consumer: spec.durable, outcome: 'committed' });
+      batchedMessages.record(batch.length, { consumer: spec.durable });
+      return;
+    }
+    logger.warn({ err: failure, consumer: spec.durable, messages: batch.length }, 'batch failed and was rolled back; handling its events one at a time');
+    batches.add(1, { consumer: spec.durable, outcome: 'fell_back' });
+    for (const [index, message] of batch.entries()) await inSpan(spans[index]!, () => settle(message, envelopes[index]!));
+  }
+
+  async function oneAtATime(): Promise<void> {
+    const inFlight = new Set<Promise<void>>();
     for await (const message of messages) {
       if (concurrency === 1) {
         await traced(message);
@@ -352,7 +348,19 @@ export async function startConsumer<T extends EventType>(options: {
       if (inFlight.size >= concurrency) await Promise.race(inFlight);
     }
     await Promise.all(inFlight);
-  })();
+  }
+
+  async function inBatches(): Promise<void> {
+    const waiting = new WaitingBatches(messages, batchSize);
+    for (let batch = await waiting.take(); batch; batch = await waiting.take()) {
+      // Stopping: what was not started is left unacknowledged, as a consumer without batches leaves what
+      // its client buffered: JetStream redelivers it after the ack wait in stream order (nak'd, it came back
+      // out of order: packages/events/test/batchConsumer.test.ts), behind an ordered consumer's held message.
+      if (!stopping) await processBatch(batch);
+    }
+  }
+
+  const loop = batchSize > 1 ? inBatches() : oneAtATime();
 
   const pollLag = () =>
     jsm.consumers.info(stream, durable).then(

@@ -3,7 +3,8 @@ export { namespace, type Namespace } from './namespace.js';
 export { onEveryReplica } from './everyReplica.js';
 export { connectNats, ensureStreams, natsConnectOptions, type NatsConnection, type NatsSecurity, type StreamOptions } from './nats.js';
 export { enqueueEvent, eventTablesRetention, publishEvent, pruneOutbox, pruneProcessedEvents, outboxRetentionDays, processedRetentionDays, startOutboxRelay, type OutboxRelay } from './outbox.js';
-export { startConsumer, exactlyOnce, exactlyOnceAroundCall, EventInProgressError, defaultRetry, PermanentEventError, type ConsumerSpec, type RunningConsumer } from './consumer.js';
+export { startConsumer, defaultRetry, maxBatch, PermanentEventError, type ConsumerSpec, type RunningConsumer } from './consumer.js';
+export { exactlyOnce, exactlyOnceAroundCall, exactlyOnceBatch, EventInProgressError, type BatchApplier } from './exactlyOnce.js';
 export { retryDelayMs, shortestRetryDelayMs, type RetryPolicy } from './retry.js';
 export {
   deadLetterStream,

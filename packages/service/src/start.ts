@@ -1,4 +1,4 @@
-import { connectNats, ensureStreams, eventTablesRetention, exactlyOnce, namespace, startConsumer, startOutboxRelay, type NatsConnection } from '@esim/events';
+import { connectNats, ensureStreams, eventTablesRetention, exactlyOnce, exactlyOnceBatch, namespace, startConsumer, startOutboxRelay, type NatsConnection } from '@esim/events';
 import { addService, platformAccess, startGrpcServer, testHarnessIdentity, type GrpcServer, type TlsFiles } from '@esim/grpc';
 import { createPool, type Pool } from '@esim/postgres';
 import { startHealthServer, type ReadinessCheck, type ShutdownStep } from '@esim/runtime';
@@ -128,6 +128,8 @@ export async function startService<C extends BaseConfig>(
           logger,
           spec,
           handle: once ? exactlyOnce(pool, pg.schema, spec.durable, handle) : (event) => handle(event as never, undefined as never),
+          // A batch runs the same handler for each event, all in one exactly-once transaction.
+          ...(once && (spec.batch ?? 1) > 1 ? { applyBatch: exactlyOnceBatch(pool, pg.schema, spec.durable, handle) } : {}),
           streamReplicas: config.NATS_STREAM_REPLICAS,
         });
         register(consumers, { name: `consumer ${spec.durable}`, run: () => running.stop() });

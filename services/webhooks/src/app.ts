@@ -87,6 +87,9 @@ export const webhooksService = defineService({
         retry: { firstMs: 1_000, maxMs: 60_000 },
         // Events are recorded (and numbered for delivery order) in the order they were published, failures included (§9).
         ordered: true,
+        // Under a burst, up to 64 waiting events are recorded per transaction, still in stream order; a batch that
+        // fails is rolled back and its events recorded one at a time, the failing one retried in place (ordered).
+        batch: 64,
       },
       (event, db) => recordEvent(db, event),
     );
