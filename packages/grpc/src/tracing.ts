@@ -6,7 +6,7 @@ import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, ty
  * rather than by OpenTelemetry's gRPC instrumentation: that one wrapped every
  * call (span, listeners, metadata capture, callback binding) whether or not
  * its trace was recorded, about a third of tracing's cost per order
- * (docs/bench-notes/perf-instr.md). Here a call whose trace is not recorded
+ * (docs/benchmarks.md, "Lever: instrumentation that costs nothing for unsampled calls"). Here a call whose trace is not recorded
  * only carries its `traceparent` (so an unsampled trace stays unsampled
  * downstream and a sampled one stays whole); a recorded one gets the spans
  * the instrumentation made, same names and attributes.
