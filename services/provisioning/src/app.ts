@@ -78,10 +78,11 @@ export const provisioningService = defineService({
     const control = createSimulatorControl({ baseUrl: config.TEST_MODE_CONNECTIVITY_URL });
     // The supplier is called with no transaction open (exactlyOnceAroundCall): a transaction held across the network
     // holds back vacuum's horizon for the whole database (docs/benchmarks.md, "Flat with history").
-    const orderPaid = 'provisioning_order_paid';
+    // Spelled as a literal spec: scripts/deploy/natsPermissions.ts reads the durable and its type from the source.
+    const orderPaid = { durable: 'provisioning_order_paid', type: 'orders.order.paid' as const };
     await consume(
-      { durable: orderPaid, type: 'orders.order.paid', ackWaitMs: policy.ackWaitMs, maxDeliver: policy.maxDeliver, retry: policy.retry, concurrency: config.PROVISIONING_CONCURRENCY, exactlyOnce: false },
-      exactlyOnceAroundCall(pool, schema, orderPaid, provisionOrder({ upstreams, pool, schema, retryWindowMs: policy.windowMs, logger })),
+      { ...orderPaid, ackWaitMs: policy.ackWaitMs, maxDeliver: policy.maxDeliver, retry: policy.retry, concurrency: config.PROVISIONING_CONCURRENCY, exactlyOnce: false },
+      exactlyOnceAroundCall(pool, schema, orderPaid.durable, provisionOrder({ upstreams, pool, schema, retryWindowMs: policy.windowMs, logger })),
     );
     // Contract §14: a partner's test data wiped; this service's rows of that test account go.
     await consume({ durable: 'provisioning_test_data_deleted', type: 'partners.test_data.delete_requested', ackWaitMs: 30_000, maxDeliver: 20 }, deleteTestData({ logger }));
