@@ -58,9 +58,10 @@ describe('restart', () => {
   it('when many orders arrive at once, then every one is on disk when answered and found after a restart', async () => {
     const first = await startSim();
     const issued = await Promise.all(Array.from({ length: 40 }, () => newEsim(first)));
-    const onDisk = JSON.parse(readFileSync(join(first.dataDir, 'state.json'), 'utf8')) as { esims: Array<{ iccid: string }> };
-    expect(onDisk.esims.map((each) => each.iccid).sort()).toEqual(issued.map((each) => each.iccid).sort());
-    expect(readdirSync(first.dataDir)).toEqual(['state.json']);
+    // What a process that died now would find: the snapshot and its journal.
+    const onDisk = await StateFile.open(first.dataDir, 100);
+    expect(onDisk.state.snapshot().esims.map((each) => each.iccid).sort()).toEqual(issued.map((each) => each.iccid).sort());
+    expect(readdirSync(first.dataDir).sort()).toEqual(['journal.ndjson', 'state.json']);
     await first.app.close();
     const second = await startSim({ SUPPLIER_SIM_DATA_DIR: first.dataDir });
     for (const esim of issued) expect(await call(`${second.url}/v1/esims/${esim.reference}`, 'GET')).toEqual({ status: 200, body: esim });

@@ -104,7 +104,7 @@ export class SimulatedSupplier {
     if (esim.status === 'revoked' || esim.status === 'cancelled') return { kind: 'esim_revoked' };
     if (esim.suspended !== suspended) {
       esim.suspended = suspended;
-      this.state.changed();
+      this.state.changed(esim);
     }
     return { kind: 'done', esim };
   }
@@ -148,7 +148,7 @@ export class SimulatedSupplier {
     } else {
       bundle.status = 'cancelled';
     }
-    this.state.changed();
+    this.state.changed(esim);
     return { kind: 'revoked', located };
   }
 

@@ -72,16 +72,41 @@ export const notificationSchema = z.discriminatedUnion('type', [
 
 export const snapshotSchema = z.object({
   version: z.literal(1),
+  /** The state's change count when it was written: journal lines at or below it are already in it (absent in files written before the journal). */
+  changes: z.number().int().min(0).default(0),
   /** Oldest first: the order in which they are forgotten once the state is full. */
   esims: z.array(esimSchema),
   /** Notifications not yet accepted by the platform, oldest first. */
   outbox: z.array(notificationSchema),
 });
 
+/**
+ * One persist's worth of changes, as the state journal appends it: the
+ * eSIMs forgotten, then every eSIM touched, whole (an upsert by ICCID), and
+ * the whole outbox when it changed.
+ */
+export const journalLineSchema = z.object({
+  changes: z.number().int().min(0),
+  removed: z.array(z.string()).default([]),
+  esims: z.array(esimSchema),
+  outbox: z.array(notificationSchema).optional(),
+});
+
+/** What changed since the state was last taken (`StateFile` writes it to its journal). */
+export interface Changes {
+  changes: number;
+  /** Something changed that the state cannot name: only a whole snapshot carries it. */
+  everything: boolean;
+  removed: string[];
+  esims: SimEsim[];
+  outbox: SupplierNotification[] | undefined;
+}
+
 export type SimBundle = z.output<typeof bundleSchema>;
 export type SimEsim = z.output<typeof esimSchema>;
 export type SupplierNotification = z.output<typeof notificationSchema>;
 export type Snapshot = z.output<typeof snapshotSchema>;
+export type JournalLine = z.output<typeof journalLineSchema>;
 
 /** The bundle a reference names, with its eSIM. */
 export interface Located {
@@ -102,24 +127,67 @@ export class SupplierState {
   private readonly calls = new Map<string, SimEsim>();
   readonly outbox: SupplierNotification[] = [];
   version = 0;
+  // What changed since `takeChanges()`: ICCIDs in the order first touched (a new eSIM's creation order), so a replay appends them in the order memory holds them.
+  private touched = new Set<string>();
+  private removed = new Set<string>();
+  private outboxChanged = false;
+  private everything = false;
 
   constructor(private readonly maxReferences: number) {}
 
-  static fromSnapshot(snapshot: Snapshot, maxReferences: number): SupplierState {
+  /** The snapshot, then the journal lines written after it, oldest first. */
+  static fromSnapshot(snapshot: Snapshot, maxReferences: number, journal: JournalLine[] = []): SupplierState {
     const state = new SupplierState(maxReferences);
     for (const esim of snapshot.esims) state.index(esim);
     state.outbox.push(...snapshot.outbox);
+    state.version = snapshot.changes;
+    for (const line of journal) {
+      if (line.changes <= state.version) continue;
+      for (const iccid of line.removed) state.forget(iccid);
+      for (const esim of line.esims) state.index(esim);
+      if (line.outbox) state.outbox.splice(0, state.outbox.length, ...line.outbox);
+      state.version = line.changes;
+    }
     state.evict();
+    state.takeChanges();
     return state;
   }
 
   snapshot(): Snapshot {
-    return { version: 1, esims: [...this.esims.values()], outbox: this.outbox };
+    return { version: 1, changes: this.version, esims: [...this.esims.values()], outbox: this.outbox };
   }
 
-  /** Every mutation of an eSIM, bundle or the outbox ends with this. */
-  changed(): void {
+  /**
+   * Every mutation of an eSIM, bundle or the outbox ends with this; `esim`
+   * names the eSIM changed in place. Without it, nothing names the change,
+   * so the next write is a whole snapshot.
+   */
+  changed(esim?: SimEsim): void {
+    if (esim) this.touched.add(esim.iccid);
+    else this.everything = true;
     this.version += 1;
+  }
+
+  /** What changed since the last call, with the eSIMs as they are now; starts the next count. */
+  takeChanges(): Changes {
+    const esims: SimEsim[] = [];
+    // An eSIM touched, then forgotten, is no longer here: its removal says it.
+    for (const iccid of this.touched) {
+      const esim = this.esims.get(iccid);
+      if (esim) esims.push(esim);
+    }
+    const changes: Changes = {
+      changes: this.version,
+      everything: this.everything,
+      removed: [...this.removed],
+      esims,
+      outbox: this.outboxChanged ? this.outbox : undefined,
+    };
+    this.touched = new Set();
+    this.removed = new Set();
+    this.outboxChanged = false;
+    this.everything = false;
+    return changes;
   }
 
   byIccid(iccid: string): SimEsim | undefined {
@@ -139,32 +207,36 @@ export class SupplierState {
   addCallId(esim: SimEsim, callId: string): void {
     esim.callIds.push(callId);
     this.calls.set(callId, esim);
-    this.changed();
+    this.changed(esim);
   }
 
   addEsim(esim: SimEsim): void {
     this.index(esim);
     this.evict(esim);
-    this.changed();
+    this.changed(esim);
   }
 
   addBundle(esim: SimEsim, bundle: SimBundle): void {
     esim.bundles.push(bundle);
     this.references.set(bundle.reference, { esim, bundle });
     this.evict(esim);
-    this.changed();
+    this.changed(esim);
   }
 
+  /** The notifications an action on the network gave rise to; the eSIMs they name changed with them. */
   enqueue(notifications: SupplierNotification[]): void {
     if (notifications.length === 0) return;
     this.outbox.push(...notifications);
-    this.changed();
+    this.outboxChanged = true;
+    for (const notification of notifications) this.touched.add(notification.iccid);
+    this.version += 1;
   }
 
   /** The platform accepted the oldest waiting notification. */
   delivered(): void {
     this.outbox.shift();
-    this.changed();
+    this.outboxChanged = true;
+    this.version += 1;
   }
 
   private index(esim: SimEsim): void {
@@ -178,9 +250,16 @@ export class SupplierState {
     for (const oldest of this.esims.values()) {
       if (this.references.size <= this.maxReferences) return;
       if (oldest === keep) continue;
-      this.esims.delete(oldest.iccid);
-      for (const bundle of oldest.bundles) this.references.delete(bundle.reference);
-      for (const callId of oldest.callIds) this.calls.delete(callId);
+      this.forget(oldest.iccid);
+      this.removed.add(oldest.iccid);
     }
+  }
+
+  private forget(iccid: string): void {
+    const esim = this.esims.get(iccid);
+    if (!esim) return;
+    this.esims.delete(iccid);
+    for (const bundle of esim.bundles) this.references.delete(bundle.reference);
+    for (const callId of esim.callIds) this.calls.delete(callId);
   }
 }
