@@ -1,4 +1,4 @@
-import { withTransaction, type Pool, type PoolClient } from '@esim/postgres';
+import { withClient, withTransaction, type Pool, type PoolClient } from '@esim/postgres';
 import type { EventEnvelope, EventType } from './contracts.js';
 
 /**
@@ -55,14 +55,7 @@ export function exactlyOnceAroundCall<T extends EventType, R>(
 ): (event: EventEnvelope<T>) => Promise<void> {
   return async (event) => {
     const lockKey = `${schema}.processed_events:${consumer}:${event.id}`;
-    const client = await pool.connect();
-    // A checked-out client has no listener of the pool's: a session ended under us fails this delivery, not the process.
-    let broken: Error | undefined;
-    const onError = (error: Error) => {
-      broken ??= error;
-    };
-    client.on('error', onError);
-    try {
+    await withClient(pool, async (client, broken) => {
       const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtextextended($1, 0)) AS ok', [lockKey]);
       if (rows[0]?.ok !== true) throw new EventInProgressError(`event ${event.id} is being handled by another delivery`);
       try {
@@ -75,15 +68,10 @@ export function exactlyOnceAroundCall<T extends EventType, R>(
           await steps.record(event, result, db);
         });
       } finally {
-        await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [lockKey]).catch((error: Error) => {
-          // The lock goes with the session: a connection that cannot say unlock is not handed to anyone else.
-          broken ??= error;
-        });
+        // The lock goes with the session: a connection that cannot say unlock is not handed to anyone else.
+        await client.query('SELECT pg_advisory_unlock(hashtextextended($1, 0))', [lockKey]).catch(broken);
       }
-    } finally {
-      client.off('error', onError);
-      client.release(broken);
-    }
+    });
   };
 }
 

@@ -1,4 +1,4 @@
-export { createPool, withTransaction, pgErrorCode, type Pool, type PoolClient, type Queryable } from './pool.js';
+export { createPool, withClient, withTransaction, pgErrorCode, type Pool, type PoolClient, type Queryable } from './pool.js';
 export { ensureDatabase, migrate, pendingMigrations } from './migrate.js';
 export { pageWindow, maxPageLimit, type PageWindow } from './paging.js';
 export { listenFor, type Listener } from './listen.js';

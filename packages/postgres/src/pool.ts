@@ -70,31 +70,42 @@ export function createPool(connectionString: string, options: { max?: number; ap
   return pool;
 }
 
-/** Runs `work` in one transaction; rolls back on any throw. */
-export async function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+/**
+ * Runs `work` on a client of its own, released when it ends. A checked-out
+ * client has no listener of the pool's: a session the database ends under
+ * the work (idle_in_transaction_session_timeout, a failover) must fail this
+ * work, not crash the process. A client found broken (its session ended, or
+ * `work` reports a cleanup it could not do through `broken`) leaves the pool
+ * instead of serving the next caller.
+ */
+export async function withClient<T>(pool: pg.Pool, work: (client: pg.PoolClient, broken: (error: Error) => void) => Promise<T>): Promise<T> {
   const client = await pool.connect();
-  // A checked-out client has no listener of the pool's: a session the database ends under the transaction
-  // (idle_in_transaction_session_timeout, a failover) must fail this transaction, not crash the process.
-  let broken: Error | undefined;
-  const onError = (error: Error) => {
-    broken ??= error;
+  let failure: Error | undefined;
+  const broken = (error: Error) => {
+    failure ??= error;
   };
-  client.on('error', onError);
+  client.on('error', broken);
   try {
-    await client.query('BEGIN');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch((rollbackError: Error) => {
-      broken ??= rollbackError;
-    });
-    throw error;
+    return await work(client, broken);
   } finally {
-    client.off('error', onError);
-    // A broken connection leaves the pool instead of serving the next caller.
-    client.release(broken);
+    client.off('error', broken);
+    client.release(failure);
   }
+}
+
+/** Runs `work` in one transaction; rolls back on any throw. */
+export function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  return withClient(pool, async (client, broken) => {
+    await client.query('BEGIN');
+    try {
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(broken);
+      throw error;
+    }
+  });
 }
 
 /** The Postgres error code of a failed query (`23505` unique violation…), if any. */
