@@ -95,6 +95,8 @@ describe('batches', () => {
     const { handle, release } = gated();
     await consumeInBatches('batch_commit', handle);
     await publish(envelope('gate'));
+    // The gate held alone first: published together, the gate and plan_1 could be taken as one batch.
+    await untilHeld('batch_commit', 1);
     const plans = ['plan_1', 'plan_2', 'plan_3', 'plan_4', 'plan_5', 'plan_6'];
     for (const plan of plans) await publish(envelope(plan));
     await untilHeld('batch_commit', 7);

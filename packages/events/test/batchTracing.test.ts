@@ -69,9 +69,11 @@ describe('tracing in a batch', () => {
       applyBatch: exactlyOnceBatch(infra.pool, infra.schema, durable, handle),
     });
     try {
-      await publishTraced('gate');
-      const traces = { plan_a: await publishTraced('plan_a'), plan_b: await publishTraced('plan_b'), plan_c: await publishTraced('plan_c') };
       const jsm = await jetstreamManager(infra.nc);
+      await publishTraced('gate');
+      // The gate held alone first: published together, the gate and the next event could be taken as one batch.
+      await until(async () => ((await jsm.consumers.info(infra.ns.stream('CATALOG'), infra.ns.durable(durable))).num_ack_pending === 1 && seen.size === 0 ? true : undefined), 'the gate held');
+      const traces = { plan_a: await publishTraced('plan_a'), plan_b: await publishTraced('plan_b'), plan_c: await publishTraced('plan_c') };
       await until(async () => ((await jsm.consumers.info(infra.ns.stream('CATALOG'), infra.ns.durable(durable))).num_ack_pending === 4 ? true : undefined), 'four events held');
       release();
       await until(() => (seen.size === 4 ? true : undefined), 'four events handled');
