@@ -11,6 +11,8 @@ const natsUrl = 'nats://127.0.0.1:4222';
 const redisUrl = 'redis://127.0.0.1:6379';
 
 export interface LonelyGateway {
+  /** The platform namespace of its NATS streams and Redis keys (a test seeds a credential under it). */
+  namespace: string;
   publicUrl: string;
   adminUrl: string;
   adminToken: string;
@@ -33,14 +35,18 @@ function closedPort(): Promise<number> {
  * namespace of its own (`prefix` + random): what the gateway answers by
  * itself (readiness, 503s, 404s, its OpenAPI documents).
  */
-export async function startLonelyGateway(prefix: string): Promise<LonelyGateway> {
+export async function startLonelyGateway(
+  prefix: string,
+  /** A benchmark wants the request log a deployment writes (`info`) and development's settings. */
+  options: { logLevel?: 'silent' | 'info'; nodeEnv?: 'test' | 'development' } = {},
+): Promise<LonelyGateway> {
   const ns = `${prefix}${randomBytes(5).toString('hex')}`;
   const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
   const down = async () => `127.0.0.1:${await closedPort()}`;
   const gateway = await startService(gatewayService, {
-    logger: createLogger('gateway', 'silent'),
+    logger: createLogger('gateway', options.logLevel ?? 'silent'),
     env: {
-      NODE_ENV: 'test',
+      NODE_ENV: options.nodeEnv ?? 'test',
       NATS_URL: natsUrl,
       REDIS_URL: redisUrl,
       PLATFORM_NAMESPACE: ns,
@@ -56,6 +62,7 @@ export async function startLonelyGateway(prefix: string): Promise<LonelyGateway>
     },
   });
   return {
+    namespace: ns,
     publicUrl: `http://127.0.0.1:${gateway.ports.http.public}`,
     adminUrl: `http://127.0.0.1:${gateway.ports.http.admin}`,
     adminToken,
