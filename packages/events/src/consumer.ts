@@ -7,6 +7,7 @@ import { events, type EventEnvelope, type EventType, type StreamName } from './c
 import { deadLetter, ensureDeadLetterStream, type DeadLetterReason } from './deadLetter.js';
 import type { BatchApplier } from './exactlyOnce.js';
 import { isJetStreamApiError } from './jsErrors.js';
+import { laneDurable, laneSubject, type Lane } from './lanes.js';
 import { ensureStreams } from './nats.js';
 import type { Namespace } from './namespace.js';
 import { retryDelayMs, type RetryPolicy } from './retry.js';
@@ -60,6 +61,12 @@ export interface ConsumerSpec<T extends EventType> {
    * different orders cannot deadlock each other. At most `maxBatch`.
    */
   batch?: number;
+  /**
+   * The lane consumed (./lanes.ts; default live): in the test lane the
+   * durable is `<durable>_test` and reads the type's `.test` subject. Its
+   * metrics and dead letters carry that name, so each lane is seen apart.
+   */
+  lane?: Lane;
 }
 
 /** The largest batch a consumer may declare: its messages are delivered and unacknowledged together, within one ack wait. */
@@ -131,7 +138,10 @@ export async function startConsumer<T extends EventType>(options: {
   /** How often JetStream is asked for this durable's pending counts (tests shorten it). */
   lagPollMs?: number;
 }): Promise<RunningConsumer> {
-  const { nc, ns, logger, spec, handle, applyBatch } = options;
+  const { nc, ns, logger, handle, applyBatch } = options;
+  const lane = options.spec.lane ?? 'live';
+  // From here on the spec's durable is the lane's: logs, metrics and dead letters name it.
+  const spec = { ...options.spec, durable: laneDurable(options.spec.durable, lane) };
   const batchSize = spec.batch ?? 1;
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > maxBatch) throw new RangeError(`${spec.durable}: batch must be an integer from 1 to ${maxBatch}`);
   if (batchSize > 1 && !applyBatch) throw new TypeError(`${spec.durable}: a batch consumer needs applyBatch (its handler in one transaction)`);
@@ -148,7 +158,7 @@ export async function startConsumer<T extends EventType>(options: {
     durable_name: durable,
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
-    filter_subject: ns.subject(spec.type),
+    filter_subject: ns.subject(laneSubject(spec.type, lane)),
     ack_wait: nanos(spec.ackWaitMs),
     // JetStream never stops delivering a message by itself: the consumer counts the deliveries and gives up on
     // maxDeliver by copying the message to the dead letters and only then terminating it. A JetStream bound would

@@ -342,6 +342,8 @@ export const events = {
     stream: 'PROVISIONING',
     data: z.object({
       orderId: z.string(),
+      /** The order's account: its mode picks the event's lane (./lanes.ts). Absent on events written before lanes (live lane). */
+      partnerId: z.string().optional(),
       supplierReference: z.string(),
       iccid: z.string(),
       smdpAddress: z.string(),
@@ -352,7 +354,7 @@ export const events = {
   /** The supplier rejected the order for good, or kept failing past the retry window. */
   'provisioning.failed': {
     stream: 'PROVISIONING',
-    data: z.object({ orderId: z.string(), reason: z.string() }),
+    data: z.object({ orderId: z.string(), partnerId: z.string().optional(), reason: z.string() }),
   },
   /**
    * The SM-DP+ reported a step of an eSIM profile's life over ES2+

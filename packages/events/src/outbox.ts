@@ -7,6 +7,7 @@ import { listenFor, type Pool, type Queryable } from '@esim/postgres';
 import type { Logger } from '@esim/telemetry';
 import { events, type EventData, type EventEnvelope, type EventType } from './contracts.js';
 import type { Namespace } from './namespace.js';
+import { laneOf, laneSubject, lanes as allLanes, type Lane } from './lanes.js';
 import { OutboxFloor } from './outboxFloor.js';
 
 /**
@@ -14,7 +15,8 @@ import { OutboxFloor } from './outboxFloor.js';
  * transaction, beside the state change it announces; the relay publishes
  * committed rows to JetStream with `Nats-Msg-Id` = event id, so a row
  * published twice (crash after publish, before marking) is dropped by the
- * stream's duplicate window.
+ * stream's duplicate window. A test account's saga event goes out on its
+ * lane's subject (./lanes.ts).
  *
  * Each service's migrations create `<schema>.outbox` with this shape:
  *   seq bigserial primary key, id text unique, subject text, payload jsonb,
@@ -30,11 +32,12 @@ export async function enqueueEvent<T extends EventType>(db: Queryable, schema: s
   // The request's trace context travels with the event, so the work it causes joins the same trace.
   const carrier: Record<string, string> = {};
   propagation.inject(context.active(), carrier);
-  // NOTIFY is transactional: the relay hears it when (and only if) the caller's transaction commits.
+  const lane = laneOf(type, envelope.data);
+  // NOTIFY is transactional: the relay hears it when (and only if) the caller's transaction commits. Each lane's relay hears its own lane.
   await db.query(
     `WITH inserted AS (INSERT INTO ${schema}.outbox (id, subject, payload, headers) VALUES ($1, $2, $3, $4) RETURNING 1)
      SELECT pg_notify($5, '') FROM inserted`,
-    [envelope.id, type, JSON.stringify(envelope), JSON.stringify(carrier), outboxChannel(schema)],
+    [envelope.id, laneSubject(type, lane), JSON.stringify(envelope), JSON.stringify(carrier), outboxChannel(schema, lane)],
   );
   return envelope.id;
 }
@@ -51,7 +54,7 @@ export async function publishEvent<T extends EventType>(nc: NatsConnection, ns: 
   propagation.inject(context.active(), carrier);
   const h = natsHeaders();
   for (const [key, value] of Object.entries(carrier)) h.set(key, value);
-  await jetstream(nc).publish(ns.subject(type), JSON.stringify(envelope), { msgID: envelope.id, headers: h, timeout: 5_000 });
+  await jetstream(nc).publish(ns.subject(laneSubject(type, laneOf(type, envelope.data))), JSON.stringify(envelope), { msgID: envelope.id, headers: h, timeout: 5_000 });
   return envelope.id;
 }
 
@@ -60,8 +63,8 @@ function plainIdentifier(schema: string): void {
   if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`outbox schema "${schema}" is not a plain SQL identifier`);
 }
 
-/** The LISTEN/NOTIFY channel that wakes a schema's relay as soon as an event commits. */
-const outboxChannel = (schema: string) => `${schema}_outbox`;
+/** The LISTEN/NOTIFY channel that wakes a schema's relay of `lane` as soon as an event of that lane commits. */
+const outboxChannel = (schema: string, lane: Lane) => (lane === 'live' ? `${schema}_outbox` : `${schema}_outbox_${lane}`);
 
 /** How long a consumer's record of an event is kept (longer than the dead letters' 30 days, which a redrive replays). */
 export const processedRetentionDays = 35;
@@ -164,8 +167,17 @@ export function startOutboxRelay(options: {
   /** Poll interval while one does (the safety net). */
   idlePollMs?: number;
   batchSize?: number;
+  /**
+   * The lanes whose rows this relay publishes (./lanes.ts; default both).
+   * A test-mode replica relays test rows only and a live process live rows
+   * only, each lane under a lock of its own, so a relay at a lower priority
+   * never holds live events back; every lane still has one relay at a time.
+   */
+  lanes?: readonly Lane[];
 }): OutboxRelay {
   const { pool, schema, nc, ns, logger } = options;
+  const served = allLanes.filter((lane) => (options.lanes ?? allLanes).includes(lane));
+  if (served.length === 0) throw new RangeError('an outbox relay serves at least one lane');
   const pollMs = options.pollMs ?? 100;
   const idlePollMs = options.idlePollMs ?? 5_000;
   const batchSize = options.batchSize ?? 100;
@@ -177,6 +189,11 @@ export function startOutboxRelay(options: {
 
   plainIdentifier(schema);
   const table = `${schema}.outbox`;
+  // The live lane's lock is the one every relay took before lanes, so an older relay and a live one still exclude each other.
+  const lockKeys = served.map((lane) => (lane === 'live' ? `'${table}'` : `'${table}.${lane}'`));
+  const locked = lockKeys.map((key) => `pg_try_advisory_xact_lock(hashtext(${key}))`).join(' AND ');
+  // A test-lane row's subject ends in `.test` (laneSubject); no other subject does.
+  const laneFilter = served.length === allLanes.length ? '' : served[0] === 'test' ? ` AND subject LIKE '%.test'` : ` AND subject NOT LIKE '%.test'`;
   /**
    * One round trip opens the transaction, takes the relay's lock and claims
    * the batch (marked published, returned in seq order); the commit follows
@@ -200,8 +217,8 @@ export function startOutboxRelay(options: {
     SELECT coalesce(array_agg(virtualtransaction), '{}') AS writers FROM pg_locks
       WHERE locktype = 'relation' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
         AND relation = '${table}'::regclass AND mode = 'RowExclusiveLock' AND granted;
-    WITH lock AS (SELECT pg_try_advisory_xact_lock(hashtext('${table}')) AS ok),
-    batch AS (SELECT seq FROM ${table} WHERE published_at IS NULL AND seq > ${after.toString()} AND (SELECT ok FROM lock) ORDER BY seq LIMIT ${Math.trunc(batchSize)}),
+    WITH lock AS (SELECT ${locked} AS ok),
+    batch AS (SELECT seq FROM ${table} WHERE published_at IS NULL${laneFilter} AND seq > ${after.toString()} AND (SELECT ok FROM lock) ORDER BY seq LIMIT ${Math.trunc(batchSize)}),
     marked AS (
       UPDATE ${table} o SET published_at = now() FROM batch WHERE o.seq = batch.seq AND o.published_at IS NULL
       RETURNING o.seq, o.id, o.subject, o.payload, o.headers
@@ -279,7 +296,7 @@ export function startOutboxRelay(options: {
   // The safety-net poll at rest almost always finds nothing: one indexed read (outbox_unpublished) says so
   // in one statement, where the locked tick costs four and a transaction.
   const anyUnpublished = async () =>
-    (await pool.query<{ any: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${schema}.outbox WHERE published_at IS NULL) AS any`)).rows[0]?.any === true;
+    (await pool.query<{ any: boolean }>(`SELECT EXISTS (SELECT 1 FROM ${schema}.outbox WHERE published_at IS NULL${laneFilter}) AS any`)).rows[0]?.any === true;
 
   // A notification during a tick is remembered, so the event it announces never waits for the next poll.
   let notified = false;
@@ -295,7 +312,7 @@ export function startOutboxRelay(options: {
       wake = () => (clearTimeout(timer), (wake = undefined), resolve());
     });
 
-  const listener = listenFor(pool, outboxChannel(schema), onNotification, (error) =>
+  const listener = listenFor(pool, served.map((lane) => outboxChannel(schema, lane)), onNotification, (error) =>
     logger.warn({ err: error, schema }, 'outbox relay cannot listen for commits; polling only'),
   );
 

@@ -6,7 +6,7 @@ export interface Listener {
 }
 
 /**
- * LISTENs on `channel` with one pooled connection and calls `onNotify` for
+ * LISTENs on `channel` (or several) with one pooled connection and calls `onNotify` for
  * each NOTIFY, which Postgres delivers only once the notifying transaction
  * commits. It is a wake-up signal, never the only one: a lost connection is
  * re-established on the next `ensure()`, and callers keep a slow poll as
@@ -14,10 +14,12 @@ export interface Listener {
  */
 export function listenFor(
   pool: pg.Pool,
-  channel: string,
+  /** One channel, or several heard on the same connection. */
+  channel: string | readonly string[],
   onNotify: () => void,
   onError: (error: unknown) => void,
 ): Listener & { ensure(): Promise<void>; /** True while a connection listens: callers may then poll slowly. */ listening(): boolean } {
+  const channels = typeof channel === 'string' ? [channel] : [...channel];
   let current: { connection: pg.PoolClient; release(destroy: boolean): void } | undefined;
   let stopped = false;
 
@@ -55,7 +57,7 @@ export function listenFor(
       try {
         const held = hold(await pool.connect());
         try {
-          await held.connection.query(`LISTEN ${channel}`);
+          await held.connection.query(channels.map((name) => `LISTEN ${name}`).join('; '));
         } catch (error) {
           held.release(true);
           throw error;
@@ -71,7 +73,7 @@ export function listenFor(
       const held = current;
       current = undefined;
       if (!held) return;
-      await held.connection.query(`UNLISTEN ${channel}`).catch(() => {});
+      await held.connection.query(channels.map((name) => `UNLISTEN ${name}`).join('; ')).catch(() => {});
       held.release(false);
     },
   };

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { commonEnv } from '@esim/config';
+import { parseLanes, type Lane } from '@esim/events';
 
 /** An empty variable (`NATS_CREDS=`) means unset, as in a shell or a compose file. */
 const optionalPath = z.preprocess((value) => (value === '' ? undefined : value), z.string().min(1).optional());
@@ -31,6 +32,10 @@ export type MigrateMode = (typeof migrateModes)[number];
  *   DATABASE_URL (the owner), the role is created or updated from it and
  *   granted this schema only (@esim/postgres grantServiceRole). Unset: no
  *   role is touched (one role for everything, as `npm start` runs).
+ * - EVENT_LANES: the saga lanes this process consumes (@esim/events
+ *   lanes.ts): `live,test` (default: one process serves both modes),
+ *   `live`, or `test` (a test-mode replica, which a deployment gives a CPU
+ *   limit or a lower priority so test load cannot slow live, §14).
  * - BOOT_ID: who this process is, reported by /readyz with the namespace; the
  *   launcher sets one per start and accepts no readiness answered by another
  *   process (a stranger holding the port). A random one by default.
@@ -50,6 +55,17 @@ export const runtimeEnv = {
   // replicas share one server's max_connections (the clustered benchmark's sixteen processes) or sit behind PgBouncer.
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).optional(),
   SERVICE_DATABASE_URL: optionalPath,
+  EVENT_LANES: z
+    .string()
+    .default('live,test')
+    .transform((value, ctx) => {
+      try {
+        return parseLanes(value);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
   BOOT_ID: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ or -').default(() => randomUUID()),
 };
 
@@ -87,6 +103,7 @@ export interface BaseConfig {
   NATS_STREAM_REPLICAS?: number;
   SHUTDOWN_TIMEOUT_MS?: number;
   DATABASE_POOL_MAX?: number;
+  EVENT_LANES?: Lane[];
   BOOT_ID?: string;
   SERVICE_DATABASE_URL?: string;
   GRPC_TLS_CA?: string;
@@ -100,8 +117,15 @@ export interface BaseConfig {
  * replicas `ipv4:10.0.0.1:50054,10.0.0.2:50054` (calls go round-robin over
  * those that answer; the cluster suite runs two replicas of each service so).
  */
-export const grpcAddress = (fallback: string) =>
-  z
-    .string()
-    .regex(/^([^\s:,]+:\d+|ipv4:[\d.]+:\d+(,[\d.]+:\d+)*)$/, 'must be host:port, or ipv4:a.b.c.d:port,a.b.c.d:port for a fixed list of replicas')
-    .default(fallback);
+const grpcAddressSchema = z
+  .string()
+  .regex(/^([^\s:,]+:\d+|ipv4:[\d.]+:\d+(,[\d.]+:\d+)*)$/, 'must be host:port, or ipv4:a.b.c.d:port,a.b.c.d:port for a fixed list of replicas');
+export const grpcAddress = (fallback: string) => grpcAddressSchema.default(fallback);
+
+/**
+ * The address of a service's test-mode replicas (EVENT_LANES=test, contract
+ * §14), which take the calls a test account makes; empty or unset: the
+ * service's own replicas take them too.
+ */
+export const testModeGrpcAddress = () =>
+  z.preprocess((value) => (value === '' ? undefined : value), grpcAddressSchema.optional());

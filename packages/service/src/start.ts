@@ -1,4 +1,4 @@
-import { connectNats, ensureStreams, eventTablesRetention, exactlyOnce, exactlyOnceBatch, namespace, startConsumer, startOutboxRelay, type NatsConnection } from '@esim/events';
+import { connectNats, consumedLanes, ensureStreams, eventTablesRetention, exactlyOnce, exactlyOnceBatch, laneDurable, namespace, startConsumer, startOutboxRelay, type NatsConnection } from '@esim/events';
 import { addService, platformAccess, startGrpcServer, testHarnessIdentity, type GrpcServer, type TlsFiles } from '@esim/grpc';
 import { createPool, type Pool } from '@esim/postgres';
 import { startHealthServer, type ReadinessCheck, type ShutdownStep } from '@esim/runtime';
@@ -122,17 +122,21 @@ export async function startService<C extends BaseConfig>(
       // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the overloads on ServiceContext type the callers
       async consume(spec: Parameters<ServiceContext<C>['consume']>[0], handle: (event: any, db: any) => Promise<void>) {
         const once = pg && (spec as { exactlyOnce?: boolean }).exactlyOnce !== false;
-        const running = await startConsumer({
-          nc,
-          ns,
-          logger,
-          spec,
-          handle: once ? exactlyOnce(pool, pg.schema, spec.durable, handle) : (event) => handle(event as never, undefined as never),
-          // A batch runs the same handler for each event, all in one exactly-once transaction.
-          ...(once && (spec.batch ?? 1) > 1 ? { applyBatch: exactlyOnceBatch(pool, pg.schema, spec.durable, handle) } : {}),
-          streamReplicas: config.NATS_STREAM_REPLICAS,
-        });
-        register(consumers, { name: `consumer ${spec.durable}`, run: () => running.stop() });
+        // One durable per lane this process serves (EVENT_LANES). The exactly-once record is keyed by the declared
+        // durable in every lane, so an event is applied once whichever lane's durable delivers it.
+        for (const lane of consumedLanes(spec.type, config.EVENT_LANES ?? ['live', 'test'])) {
+          const running = await startConsumer({
+            nc,
+            ns,
+            logger,
+            spec: { ...spec, lane },
+            handle: once ? exactlyOnce(pool, pg.schema, spec.durable, handle) : (event) => handle(event as never, undefined as never),
+            // A batch runs the same handler for each event, all in one exactly-once transaction.
+            ...(once && (spec.batch ?? 1) > 1 ? { applyBatch: exactlyOnceBatch(pool, pg.schema, spec.durable, handle) } : {}),
+            streamReplicas: config.NATS_STREAM_REPLICAS,
+          });
+          register(consumers, { name: `consumer ${laneDurable(spec.durable, lane)}`, run: () => running.stop() });
+        }
       },
       own(name: string, thing: Stoppable) {
         register(owned, { name, run: () => thing.stop() });
@@ -167,7 +171,7 @@ export async function startService<C extends BaseConfig>(
     }
     checkpoint();
     if (pg && definition.publishes?.length) {
-      const relay = startOutboxRelay({ pool, schema: pg.schema, nc, ns, logger });
+      const relay = startOutboxRelay({ pool, schema: pg.schema, nc, ns, logger, lanes: config.EVENT_LANES });
       owned.push({ name: 'outbox relay', run: () => relay.stop() });
     }
     if (pg) {

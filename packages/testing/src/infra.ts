@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { GenService, GenServiceMethods } from '@bufbuild/protobuf/codegenv2';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { connectNats, ensureStreams, events, namespace, type EventData, type EventEnvelope, type EventType, type Namespace, type NatsConnection, type StreamName } from '@esim/events';
+import { connectNats, ensureStreams, events, laneOf, laneSubject, namespace, type EventData, type EventEnvelope, type EventType, type Namespace, type NatsConnection, type StreamName } from '@esim/events';
 import { createClient, devTlsFiles, testHarnessIdentity, type ServiceClient } from '@esim/grpc';
 import { newId } from '@esim/ids';
 import { createPool, ensureDatabase, type Pool } from '@esim/postgres';
@@ -125,7 +125,9 @@ export async function createTestInfra(label: string, options: { poolSize?: numbe
         ensured.add(stream);
       }
       const envelope = { id: publishOptions.id ?? newId('evt'), type, occurredAt: publishOptions.occurredAt ?? new Date().toISOString(), data };
-      await jetstream(nc).publish(ns.subject(type), JSON.stringify(envelope), { msgID: publishOptions.msgId ?? envelope.id, timeout: 5_000 });
+      // On the lane its account picks, as the owner's outbox relay publishes it.
+      const subject = laneSubject(type, laneOf(type, data as EventData<typeof type>));
+      await jetstream(nc).publish(ns.subject(subject), JSON.stringify(envelope), { msgID: publishOptions.msgId ?? envelope.id, timeout: 5_000 });
       return envelope;
     },
     async cleanup() {

@@ -33,7 +33,7 @@ describe('GetProvisioning', () => {
     await env.publishPaid({ orderId, supplierSku: 'ESIM-FR-5GB-30D', dataMb: 5120, validityDays: 30 });
     const result = await resultOf(orderId);
     if (result.type !== 'provisioning.succeeded') throw new Error(JSON.stringify(result));
-    const { orderId: _, ...esim } = result.data;
+    const { orderId: _, partnerId: __, ...esim } = result.data;
 
     const answer = await client.getProvisioning({ orderId });
     expect(answer.state).toBe(State.SUCCEEDED);

@@ -54,9 +54,10 @@ describe('CreditTestWallet', () => {
       `SELECT subject, payload FROM wallet.outbox WHERE payload->'data'->>'partnerId' = $1 OR payload->'data'->>'target' = $1 ORDER BY seq`,
       [test],
     );
+    // On test mode's lane (@esim/events lanes.ts): only test-lane durables read it.
     expect(outbox.map((row) => [row.subject, row.payload.data.type])).toEqual([
-      ['partner.notification', 'wallet.credited'],
-      ['partner.notification', 'wallet.credited'],
+      ['partner.notification.test', 'wallet.credited'],
+      ['partner.notification.test', 'wallet.credited'],
     ]);
     expect(outbox[0]!.payload.data.payload.ledgerEntry).toMatchObject({ id: first.entry!.id, type: 'topup', amount: 2_500, livemode: false });
   });

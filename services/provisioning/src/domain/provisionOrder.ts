@@ -109,6 +109,7 @@ export function provisionOrder(deps: ProvisionOrderDeps): {
       });
       await enqueueEvent(db, deps.schema, 'provisioning.succeeded', {
         orderId,
+        partnerId: accountId,
         supplierReference: esim.reference,
         iccid: esim.iccid,
         smdpAddress: esim.smdpAddress,
@@ -131,7 +132,7 @@ export function provisionOrder(deps: ProvisionOrderDeps): {
       request,
       failureReason: reason,
     });
-    await enqueueEvent(db, deps.schema, 'provisioning.failed', { orderId, reason });
+    await enqueueEvent(db, deps.schema, 'provisioning.failed', { orderId, partnerId: accountId, reason });
     const cause = result.kind === 'rejected' ? 'rejected' : 'retry_window_over';
     results.add(1, { result: 'failed', cause });
     log.warn({ attempts, cause, detail: result.detail }, 'provisioning failed for good');
