@@ -108,6 +108,7 @@ export const webhooksService = defineService({
         pollMs: config.WEBHOOK_POLL_MS,
         idlePollMs: config.WEBHOOK_IDLE_POLL_MS,
         leaseMs: config.WEBHOOK_TIMEOUT_MS + endpointLookupMs + leaseMarginMs,
+        lanes: config.EVENT_LANES,
         attempt: (claimed) => attemptDelivery(deps, claimed),
       }),
     );

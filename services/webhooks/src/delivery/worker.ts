@@ -1,10 +1,11 @@
 import { context } from '@opentelemetry/api';
 import { suppressTracing } from '@opentelemetry/core';
+import { lanes, type Lane } from '@esim/events';
 import { listenFor, type Pool } from '@esim/postgres';
 import type { Logger } from '@esim/telemetry';
 import type { ClaimedAttempt } from '../domain/delivery.js';
 import { claimDueAttempts, msUntilNextDue } from '../store/attemptStore.js';
-import { deliveriesDueChannel } from '../store/eventStore.js';
+import { deliveriesDueChannels } from '../store/eventStore.js';
 import { deliveryMetrics, type AttemptOutcome } from './metrics.js';
 
 export interface WorkerOptions {
@@ -25,6 +26,8 @@ export interface WorkerOptions {
   /** How long a claimed attempt is ours: longer than the slowest attempt can take. */
   leaseMs: number;
   attempt(claimed: ClaimedAttempt): Promise<AttemptOutcome>;
+  /** The modes whose deliveries this process makes (EVENT_LANES; default both). */
+  lanes?: readonly Lane[];
 }
 
 export interface DeliveryWorker {
@@ -50,7 +53,7 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
   let notified = false;
   const listener = listenFor(
     pool,
-    deliveriesDueChannel,
+    lanes.filter((lane) => (options.lanes ?? lanes).includes(lane)).map((lane) => deliveriesDueChannels[lane]),
     () => {
       notified = true;
       wake?.();
@@ -61,7 +64,7 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
   /** Milliseconds until the soonest pending delivery is due (0: due now), undefined when none is pending; 0 when unknown (the claim reports the outage). */
   async function dueInMs(): Promise<number | undefined> {
     try {
-      return await context.with(suppressTracing(context.active()), () => msUntilNextDue(pool));
+      return await context.with(suppressTracing(context.active()), () => msUntilNextDue(pool, options.lanes));
     } catch {
       return 0;
     }
@@ -110,7 +113,7 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
     const free = options.concurrency - inFlight.size;
     if (free <= 0) return 0;
     const claimed = await context.with(suppressTracing(context.active()), () =>
-      claimDueAttempts(pool, { limit: free, perPartner: options.partnerConcurrency, leaseMs: options.leaseMs }),
+      claimDueAttempts(pool, { limit: free, perPartner: options.partnerConcurrency, leaseMs: options.leaseMs, lanes: options.lanes }),
     );
     for (const attempt of claimed) run(attempt);
     return claimed.length;

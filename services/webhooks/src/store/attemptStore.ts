@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { lanes as allLanes, type Lane } from '@esim/events';
+import { testAccountSqlPattern } from '@esim/ids';
 import { withTransaction, type Pool, type Queryable } from '@esim/postgres';
 import type { AttemptResult, ClaimedAttempt } from '../domain/delivery.js';
 import { eventOf, type EventRow } from './rows.js';
@@ -23,7 +25,7 @@ import { eventOf, type EventRow } from './rows.js';
  * ordering check in deliveries_pending_order_seq (the delivery carries its
  * event's order and sequence), so a claim's reads do not grow with history.
  */
-export const dueSql = `
+export const dueSql = (served: readonly Lane[] = allLanes) => `
 WITH RECURSIVE pending_partners AS (
   (SELECT partner_id FROM webhooks.deliveries WHERE status = 'pending' AND next_attempt_at IS NOT NULL ORDER BY partner_id LIMIT 1)
   UNION ALL
@@ -38,7 +40,7 @@ quota AS (
     SELECT count(*)::int FROM webhooks.deliveries l
     WHERE l.partner_id = p.partner_id AND l.status = 'pending' AND l.locked_until IS NOT NULL AND l.locked_until > now()
   ) AS free
-  FROM pending_partners p WHERE p.partner_id IS NOT NULL
+  FROM pending_partners p WHERE p.partner_id IS NOT NULL${laneFilter(served, 'p.partner_id')}
 )
 SELECT c.id FROM quota q
 CROSS JOIN LATERAL (
@@ -62,17 +64,38 @@ ORDER BY c.next_attempt_at, c.id
 LIMIT $2`;
 
 /**
+ * Test mode's own lane (#26, @esim/events lanes.ts): a worker of a process
+ * serving one lane claims that mode's partners only (a test account's id
+ * ends in `_test`). The partners skip scan still probes every partner with
+ * anything pending, one probe each; only the claim is filtered.
+ */
+function laneFilter(served: readonly Lane[], column: string): string {
+  if (served.length === allLanes.length) return '';
+  return served[0] === 'test' ? ` AND ${column} LIKE '${testAccountSqlPattern}'` : ` AND ${column} NOT LIKE '${testAccountSqlPattern}'`;
+}
+
+/**
+ * Claims of one lane are serialized over every replica serving it; a lane's
+ * partners are its own, so lanes need not wait for each other, and a test
+ * replica at a lower priority never holds the live claim. The live lane's
+ * key is the one every worker took before lanes.
+ */
+const claimLocks = (served: readonly Lane[]) =>
+  served.map((lane) => `SELECT pg_advisory_xact_lock(hashtext('${lane === 'live' ? 'webhooks.claim' : `webhooks.claim.${lane}`}'))`);
+
+/**
  * Leases up to `limit` due deliveries for `leaseMs` and numbers their
  * attempts. The attempt number is taken here, before anything is sent, so
  * an attempt cut short by a crash is never numbered again.
  */
-export function claimDueAttempts(pool: Pool, options: { limit: number; perPartner: number; leaseMs: number }): Promise<ClaimedAttempt[]> {
+export function claimDueAttempts(pool: Pool, options: { limit: number; perPartner: number; leaseMs: number; lanes?: readonly Lane[] }): Promise<ClaimedAttempt[]> {
   if (options.limit <= 0) return Promise.resolve([]);
+  const served = allLanes.filter((lane) => (options.lanes ?? allLanes).includes(lane));
   return withTransaction(pool, async (db) => {
     // Claims are serialized over every replica (they take milliseconds), so two
     // replicas never both see a partner's free slots and exceed its limit.
-    await db.query(`SELECT pg_advisory_xact_lock(hashtext('webhooks.claim'))`);
-    const due = await db.query<{ id: string }>(dueSql, [options.perPartner, options.limit]);
+    for (const lock of claimLocks(served)) await db.query(lock);
+    const due = await db.query<{ id: string }>(dueSql(served), [options.perPartner, options.limit]);
     if (due.rows.length === 0) return [];
     const leaseId = randomUUID();
     const { rows } = await db.query<EventRow & { delivery_id: string; endpoint_id: string; attempts: number; delivered_at: Date | null }>(
@@ -117,11 +140,12 @@ export async function recordAttemptResult(db: Queryable, claimed: Pick<ClaimedAt
  * attempt, or its lease running out): 0 when one is claimable now, undefined
  * when none is pending. The partial index deliveries_claimable serves it.
  */
-export async function msUntilNextDue(db: Queryable): Promise<number | undefined> {
+export async function msUntilNextDue(db: Queryable, lanes: readonly Lane[] = allLanes): Promise<number | undefined> {
+  const served = allLanes.filter((lane) => lanes.includes(lane));
   // NULL when nothing is pending (GREATEST would turn that NULL into 0: clamped here instead).
   const { rows } = await db.query<{ ms: number | null }>(
     `SELECT (EXTRACT(EPOCH FROM min(GREATEST(next_attempt_at, COALESCE(locked_until, next_attempt_at))) - now()) * 1000)::float8 AS ms
-     FROM webhooks.deliveries WHERE status = 'pending' AND next_attempt_at IS NOT NULL`,
+     FROM webhooks.deliveries WHERE status = 'pending' AND next_attempt_at IS NOT NULL${laneFilter(served, 'partner_id')}`,
   );
   const ms = rows[0]?.ms;
   return ms === null || ms === undefined ? undefined : Math.max(0, ms);

@@ -1,6 +1,6 @@
 import { testAccountSqlPattern } from '@esim/ids';
 import type { Queryable } from '@esim/postgres';
-import { deliveriesDueChannel } from './eventStore.js';
+import { deliveriesDueChannels } from './eventStore.js';
 import type { DeliveryStatus } from '@esim/vocabulary';
 import type { Delivery } from '../domain/delivery.js';
 import { deliveryColumns, deliveryOf, type DeliveryRow } from './rows.js';
@@ -46,8 +46,9 @@ export async function makeDueNow(db: Queryable, id: string): Promise<Delivery | 
     `WITH updated AS (
        UPDATE webhooks.deliveries SET status = 'pending', next_attempt_at = now(), updated_at = now() WHERE id = $1 RETURNING *
      )
-     SELECT ${deliveryColumns}, pg_notify($2, '') FROM updated d JOIN webhooks.events e ON e.id = d.event_id`,
-    [id, deliveriesDueChannel],
+     SELECT ${deliveryColumns}, pg_notify(CASE WHEN d.partner_id LIKE $4 THEN $3 ELSE $2 END, '') FROM updated d JOIN webhooks.events e ON e.id = d.event_id`,
+    // Each mode's workers listen on their own channel (eventStore.ts).
+    [id, deliveriesDueChannels.live, deliveriesDueChannels.test, testAccountSqlPattern],
   );
   return rows[0] && deliveryOf(rows[0]);
 }

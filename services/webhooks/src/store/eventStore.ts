@@ -1,9 +1,15 @@
-import { newId } from '@esim/ids';
+import type { Lane } from '@esim/events';
+import { livemodeOf, newId } from '@esim/ids';
 import type { Queryable } from '@esim/postgres';
 import type { PartnerEvent } from '../domain/delivery.js';
 
-/** Notified when a delivery becomes due now, so workers need not wait for their next poll. */
-export const deliveriesDueChannel = 'webhooks_deliveries_due';
+/**
+ * Notified when a delivery becomes due now, so workers need not wait for
+ * their next poll: one channel per mode, so a worker serving one lane (#26)
+ * is woken by its own mode's deliveries only.
+ */
+export const deliveriesDueChannels = { live: 'webhooks_deliveries_due', test: 'webhooks_deliveries_due_test' } as const satisfies Record<Lane, string>;
+export const deliveriesDueChannelOf = (partnerId: string) => deliveriesDueChannels[livemodeOf(partnerId) ? 'live' : 'test'];
 
 /**
  * Stores the event with one delivery per endpoint, each due now. Runs in the
@@ -34,7 +40,7 @@ async function insertDeliveries(db: Queryable, event: PartnerEvent, endpointIds:
        RETURNING 1
      )
      SELECT pg_notify($7, '') FROM (SELECT 1 FROM inserted LIMIT 1) i`,
-    [ids, event.id, event.partnerId, endpointIds, event.orderId, event.createdAt, deliveriesDueChannel],
+    [ids, event.id, event.partnerId, endpointIds, event.orderId, event.createdAt, deliveriesDueChannelOf(event.partnerId)],
   );
   return ids;
 }

@@ -1,7 +1,7 @@
 import { newId } from '@esim/ids';
 import type { Queryable } from '@esim/postgres';
 import type { PartnerEventType } from '@esim/vocabulary';
-import { deliveriesDueChannel } from './eventStore.js';
+import { deliveriesDueChannelOf } from './eventStore.js';
 
 /**
  * Queues to one endpoint, again, every event of its partner since `since`
@@ -43,6 +43,6 @@ export async function requeueSince(
      WHERE webhooks.deliveries.status IN ('failed', 'no_endpoint')`,
     [ids, rows.map((row) => row.event_id), endpoint.partnerId, endpoint.id, rows.map((row) => row.order_id), rows.map((row) => row.created_at), rows.map((row) => row.seq)],
   );
-  await db.query(`SELECT pg_notify($1, '')`, [deliveriesDueChannel]);
+  await db.query(`SELECT pg_notify($1, '')`, [deliveriesDueChannelOf(endpoint.partnerId)]);
   return rowCount ?? 0;
 }
