@@ -1,6 +1,7 @@
 import { createClient, type ServiceClient, type TlsFiles } from '@esim/grpc';
 import { catalogV1, ordersV1, partnersV1, walletV1, webhooksV1 } from '@esim/proto';
 import type { Config } from './config.js';
+import { routedByMode } from './modeRouting.js';
 
 export type PartnersClient = ServiceClient<typeof partnersV1.PartnersService.method>;
 export type CatalogClient = ServiceClient<typeof catalogV1.CatalogService.method>;
@@ -26,9 +27,18 @@ export function connectBackends(config: Config, tls: TlsFiles): Backends & { clo
   const backends: Backends = {
     partners: createClient(partnersV1.PartnersService, config.PARTNERS_ADDR, { tls }),
     catalog: createClient(catalogV1.CatalogService, config.CATALOG_ADDR, { tls }),
-    wallet: createClient(walletV1.WalletService, config.WALLET_ADDR, { tls }),
-    orders: createClient(ordersV1.OrdersService, config.ORDERS_ADDR, { tls }),
-    webhooks: createClient(webhooksV1.WebhooksService, config.WEBHOOKS_ADDR, { tls }),
+    wallet: routedByMode(
+      createClient(walletV1.WalletService, config.WALLET_ADDR, { tls }),
+      config.WALLET_TEST_ADDR ? createClient(walletV1.WalletService, config.WALLET_TEST_ADDR, { tls }) : undefined,
+    ),
+    orders: routedByMode(
+      createClient(ordersV1.OrdersService, config.ORDERS_ADDR, { tls }),
+      config.ORDERS_TEST_ADDR ? createClient(ordersV1.OrdersService, config.ORDERS_TEST_ADDR, { tls }) : undefined,
+    ),
+    webhooks: routedByMode(
+      createClient(webhooksV1.WebhooksService, config.WEBHOOKS_ADDR, { tls }),
+      config.WEBHOOKS_TEST_ADDR ? createClient(webhooksV1.WebhooksService, config.WEBHOOKS_TEST_ADDR, { tls }) : undefined,
+    ),
   };
   return {
     ...backends,

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { booleanFlag, commonEnv, durationMs, loadConfig, withDevSecrets } from '@esim/config';
-import { grpcAddress, runtimeEnv } from '@esim/service';
+import { grpcAddress, runtimeEnv, testModeGrpcAddress } from '@esim/service';
 
 /** `100/1s` → { points: 100, durationMs: 1000 }. */
 const rateLimit = z.string().transform((text, ctx) => {
@@ -59,6 +59,10 @@ const schema = z
     WALLET_ADDR: grpcAddress('127.0.0.1:50053'),
     ORDERS_ADDR: grpcAddress('127.0.0.1:50054'),
     WEBHOOKS_ADDR: grpcAddress('127.0.0.1:50055'),
+    // §14: a test account's calls go to test-mode replicas when these name them (backends.ts); unset, to the above.
+    WALLET_TEST_ADDR: testModeGrpcAddress(),
+    ORDERS_TEST_ADDR: testModeGrpcAddress(),
+    WEBHOOKS_TEST_ADDR: testModeGrpcAddress(),
     ADMIN_TOKEN: z.string().min(24, 'must be at least 24 characters'),
     JWT_SECRET: z.base64().refine((v) => Buffer.from(v, 'base64').length >= 32, 'must be base64 of at least 32 bytes'),
     JWT_ISSUER: z.string().default('esim-platform'),
