@@ -10,7 +10,7 @@ import { startPlatform } from './launcher/platform.js';
 import { repoRoot } from './launcher/supervisor.js';
 
 const startedAt = Date.now();
-const { config, ports, env } = launcherConfig();
+const { config, ports, env, testModeReplicas } = launcherConfig();
 process.stdout.write('Starting the platform…\n');
 
 let platform: Awaited<ReturnType<typeof startPlatform>>;
@@ -20,7 +20,7 @@ const onUnexpectedExit = (name: string, code: number | null) => {
   void platform.stop().then(() => process.exit(1));
 };
 try {
-  platform = await startPlatform({ env, ports, onUnexpectedExit });
+  platform = await startPlatform({ env, ports, onUnexpectedExit, testModeReplicas });
 } catch (error) {
   process.stderr.write(`\n${(error as Error).message}\n`);
   process.exit(1);

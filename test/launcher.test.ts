@@ -1,7 +1,7 @@
 // Protects how `npm start` wires the platform together: SUPPLIER_SIM_PORT moves the simulator and everything that finds it, the simulator's notifications follow the gateway's PORT, and the §13 variables reach the services that read them.
 import { describe, expect, it } from 'vitest';
 import { launcherConfig } from '../scripts/launcher/config.js';
-import { serviceSpecs } from '../scripts/launcher/services.js';
+import { serviceSpecs, testModeServices, testReplicaName, type Ports } from '../scripts/launcher/services.js';
 
 const envOf = (env: NodeJS.ProcessEnv, name: string): Record<string, string | undefined> => {
   const { ports, env: passed } = launcherConfig(env);
@@ -34,5 +34,33 @@ describe('the launcher', () => {
     expect(orders.ORDER_CANCEL_WINDOW).toBe('7d');
     expect(orders.PROVISIONING_ADDR).toBe('127.0.0.1:50056');
     expect(envOf({ SUPPLIER_CALLBACK_SECRET: 'a-secret-of-the-operator' }, 'gateway').SUPPLIER_CALLBACK_SECRET).toBe('a-secret-of-the-operator');
+  });
+
+  it('when test-mode replicas are on (the default), then each saga service has a niced test-lane replica the gateway sends test accounts to, and the services themselves serve live only', () => {
+    const { ports, testModeReplicas } = launcherConfig({});
+    expect(testModeReplicas).toEqual({ nice: 19 });
+    const withReplicas: Ports = { ...ports };
+    testModeServices.forEach((service, i) => (withReplicas[testReplicaName(service)] = { grpc: 60_000 + i, health: 61_000 + i, ...(service === 'provisioning' ? { es2: 62_000 } : {}) }));
+    const specs = new Map(serviceSpecs(withReplicas, {}, testModeReplicas).map((spec) => [spec.name, spec]));
+    const gateway = specs.get('gateway')!;
+    expect([...specs.keys()].at(-1), 'the gateway starts last').toBe('gateway');
+    expect(gateway.env).toMatchObject({ ORDERS_TEST_ADDR: '127.0.0.1:60001', WALLET_TEST_ADDR: '127.0.0.1:60000', WEBHOOKS_TEST_ADDR: '127.0.0.1:60003' });
+    for (const service of testModeServices) {
+      expect(specs.get(service)!.env.EVENT_LANES, service).toBe('live');
+      const replica = specs.get(testReplicaName(service))!;
+      expect(replica).toMatchObject({ service, nice: 19, env: { EVENT_LANES: 'test', WALLET_ADDR: '127.0.0.1:60000', PROVISIONING_ADDR: '127.0.0.1:60002' } });
+    }
+    expect(specs.get('provisioning-test')!.env.ES2_NOTIFY_PORT).toBe('62000');
+    expect(specs.get('catalog')!.env.EVENT_LANES).toBeUndefined();
+    expect(specs.get('supplier-sim')!.nice, "the simulator, test mode's upstream").toBe(19);
+    expect(specs.get('orders')!.nice).toBeUndefined();
+  });
+
+  it('when TEST_MODE_REPLICAS=off, then one process per service serves both modes', () => {
+    const { ports, testModeReplicas } = launcherConfig({ TEST_MODE_REPLICAS: 'off' });
+    expect(testModeReplicas).toBeUndefined();
+    const specs = serviceSpecs(ports, {}, testModeReplicas);
+    expect(specs.some((spec) => spec.name.endsWith('-test') || spec.env.EVENT_LANES !== undefined)).toBe(false);
+    expect(() => launcherConfig({ TEST_MODE_NICE: '25' })).toThrow(/TEST_MODE_NICE/);
   });
 });

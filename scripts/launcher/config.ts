@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { commonEnv, loadConfig } from '@esim/config';
-import { defaultPorts, type Ports } from './services.js';
+import { defaultPorts, defaultTestModeNice, type Ports } from './services.js';
 
 const schema = z.object({
   DATABASE_URL: commonEnv.DATABASE_URL,
@@ -14,6 +14,15 @@ const schema = z.object({
   SUPPLIER_SIM_PORT: commonEnv.port(defaultPorts['supplier-sim']!.http!),
   /** Provisioning's ES2+ listener (contract §8); the simulator's callbacks follow it. */
   ES2_NOTIFY_PORT: commonEnv.port(defaultPorts.provisioning!.es2!),
+  /**
+   * Test mode's own replicas of wallet, orders, provisioning and webhooks at
+   * a lower priority (services.ts `testModeServices`, contract §14): on by
+   * default, so a saturated test key cannot slow live orders; `off` runs one
+   * process per service serving both modes.
+   */
+  TEST_MODE_REPLICAS: z.enum(['on', 'off']).default('on'),
+  /** Their `nice` (0 – 19). */
+  TEST_MODE_NICE: z.coerce.number().int().min(0).max(19).default(defaultTestModeNice),
   SMTP_URL: z.string().optional(),
   ADMIN_TOKEN: z.string().optional(),
 });
@@ -32,5 +41,6 @@ export function launcherConfig(env: NodeJS.ProcessEnv = process.env) {
     'supplier-sim': { ...defaultPorts['supplier-sim'], http: config.SUPPLIER_SIM_PORT },
     provisioning: { ...defaultPorts.provisioning, es2: config.ES2_NOTIFY_PORT },
   };
-  return { config, ports, env: { ...env, DATABASE_URL: config.DATABASE_URL, REDIS_URL: config.REDIS_URL, NATS_URL: config.NATS_URL } };
+  const testModeReplicas = config.TEST_MODE_REPLICAS === 'on' ? { nice: config.TEST_MODE_NICE } : undefined;
+  return { config, ports, testModeReplicas, env: { ...env, DATABASE_URL: config.DATABASE_URL, REDIS_URL: config.REDIS_URL, NATS_URL: config.NATS_URL } };
 }

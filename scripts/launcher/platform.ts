@@ -3,7 +3,7 @@ import { devTlsFiles } from '@esim/grpc';
 import { claimNamespace } from './instance.js';
 import { anyFreePort, claimPorts, portIsFree } from './ports.js';
 import { preflight } from './preflight.js';
-import { services as serviceList, serviceSpecs, type PortKind, type Ports, type ServiceSpec } from './services.js';
+import { services as serviceList, serviceSpecs, testModeServices, testReplicaName, type PortKind, type Ports, type ServiceSpec, type TestModeReplicas } from './services.js';
 import { repoRoot, startService, stopService, waitUntilReady, type LaunchMode, type Running } from './supervisor.js';
 
 export interface PlatformOptions {
@@ -26,6 +26,8 @@ export interface PlatformOptions {
   beforeLaunch?: (ports: Ports) => Promise<void> | void;
   /** Settings of one service only, over `env` (the benchmarks run provisioning against the simulator, which production refuses). */
   serviceEnv?: Record<string, Record<string, string>>;
+  /** Test mode's own replicas (services.ts `testModeServices`), at a lower priority; off unless asked for. */
+  testModeReplicas?: TestModeReplicas;
 }
 
 export interface Platform {
@@ -67,6 +69,21 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   const fixed = (service: string, kind: PortKind) => publicPorts.get(service)?.has(kind) === true && (kind !== 'es2' || options.env.ES2_NOTIFY_PORT !== undefined);
   const { ports, moved } = await claimPorts(options.ports, (service, kind) => !fixed(service, kind));
   if (moved.length > 0) echo(`Internal ports in use by another process; using free ones instead: ${moved.join(', ')}`);
+  if (options.testModeReplicas) {
+    // Internal ports only: nothing outside the platform dials a test-mode replica.
+    const inUse = new Set(Object.values(ports).flatMap((own) => Object.values(own)));
+    for (const service of testModeServices) {
+      const own: Partial<Record<PortKind, number>> = {};
+      for (const kind of Object.keys(ports[service] ?? {}) as PortKind[]) {
+        let chosen: number;
+        do chosen = await anyFreePort();
+        while (inUse.has(chosen));
+        inUse.add(chosen);
+        own[kind] = chosen;
+      }
+      ports[testReplicaName(service)] = own;
+    }
+  }
   const identities = new Map(serviceList.map((entry) => [entry.name, grpcIdentityEnv(entry.name, options.env)]));
   const release = await claimNamespace(namespace, ports);
   try {
@@ -78,7 +95,13 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   const logDir = options.logDir ?? join(repoRoot, 'var', 'log');
   let specs = new Map<string, ServiceSpec>();
   const specify = () => {
-    specs = new Map(serviceSpecs(ports, options.env).map((spec) => [spec.name, { ...spec, env: { ...spec.env, ...identities.get(spec.name), ...options.serviceEnv?.[spec.name] } }]));
+    // A test-mode replica is its service: the same gRPC identity and settings.
+    specs = new Map(
+      serviceSpecs(ports, options.env, options.testModeReplicas).map((spec) => {
+        const service = spec.service ?? spec.name;
+        return [spec.name, { ...spec, env: { ...spec.env, ...identities.get(service), ...options.serviceEnv?.[service] } }];
+      }),
+    );
   };
   specify();
   const services = new Map<string, Running>();
@@ -146,8 +169,9 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   for (let attempt = 1; ; attempt++) {
     try {
       // Back-end services start together; the edge (the gateway) once they are ready.
-      await Promise.all(serviceList.filter((entry) => !entry.last).map((entry) => launch(entry.name)));
-      for (const entry of serviceList.filter((e) => e.last)) await launch(entry.name);
+      const last = new Set(serviceList.filter((entry) => entry.last).map((entry) => entry.name));
+      await Promise.all([...specs.keys()].filter((name) => !last.has(name)).map((name) => launch(name)));
+      for (const name of last) await launch(name);
       if (diedWhileStarting) throw new Error(diedWhileStarting);
       starting = false;
       break;

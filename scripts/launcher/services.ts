@@ -123,23 +123,87 @@ export function portEnv(ports: Partial<Record<PortKind, number>>): Record<string
 }
 
 export interface ServiceSpec {
+  /** The process's name: its log file and its key among the running services. */
   name: string;
+  /** The service it runs (its folder under services/ and its OTEL_SERVICE_NAME); `name` unless a test-mode replica. */
+  service?: string;
   env: Record<string, string>;
   /** Answers 200 once the service can take traffic. */
   readyUrl: string;
+  /** Scheduling priority (`nice`, 0 – 19): a test-mode replica yields the CPU to live work. */
+  nice?: number;
 }
 
 /** Upstream URLs an operator may point elsewhere (a real SM-DP+, a real provider): their value in the launcher's environment wins. */
 const operatorUrls = new Set(services.flatMap((entry) => (entry.url ? [entry.url.variable, ...(entry.url.aliases ?? [])] : [])));
 
-/** What the launcher needs to start each service on this machine. */
-export function serviceSpecs(ports: Ports, env: NodeJS.ProcessEnv = {}): ServiceSpec[] {
+/**
+ * Test mode's own processes (contract §14, "nothing a test key sends can …
+ * slow live data"; docs/architecture.md, "Test mode's own lane"): a replica
+ * of each service on a test order's path, consuming only the test lane
+ * (EVENT_LANES=test) and taking the gateway's calls for test accounts, at a
+ * lower scheduling priority, while the services' own processes serve live
+ * only. Catalog and partners are shared: a test order reads them as live does.
+ * The supplier simulator, test mode's upstream, runs at that priority too.
+ */
+export const testModeServices = ['wallet', 'orders', 'provisioning', 'webhooks'] as const;
+export const testReplicaName = (service: string) => `${service}-test`;
+
+export interface TestModeReplicas {
+  /** Their `nice` (default `defaultTestModeNice`). */
+  nice?: number;
+}
+
+/**
+ * The lowest priority `nice` offers: under contention a nice-19 process gets
+ * about 1/70 of a nice-0 one's CPU share, so test mode runs on what live
+ * leaves (docs/benchmarks.md, "Test mode beside live": nice 10 left live p50
+ * 44–55 ms beside a saturated test key, nice 19 37 ms, alone 22 ms).
+ */
+export const defaultTestModeNice = 19;
+
+/** What the launcher needs to start each service on this machine (and, with `testMode`, test mode's replicas). */
+export function serviceSpecs(ports: Ports, env: NodeJS.ProcessEnv = {}, testMode?: TestModeReplicas): ServiceSpec[] {
   const addresses = addressEnv(ports);
   for (const variable of operatorUrls) if (env[variable]) delete addresses[variable];
-  return services.map((entry) => {
+  const specs: ServiceSpec[] = services.map((entry) => {
     const own = ports[entry.name] ?? entry.ports;
     return { name: entry.name, env: { ...addresses, ...portEnv(own) }, readyUrl: `http://127.0.0.1:${readinessPort(entry, own)}/readyz` };
   });
+  return testMode ? withTestModeReplicas(specs, ports, testMode) : specs;
+}
+
+function withTestModeReplicas(specs: ServiceSpec[], ports: Ports, testMode: TestModeReplicas): ServiceSpec[] {
+  const testAddress = (service: string) => {
+    const grpc = ports[testReplicaName(service)]?.grpc;
+    if (grpc === undefined) throw new Error(`no ports for ${testReplicaName(service)}`);
+    return `127.0.0.1:${grpc}`;
+  };
+  // A test replica calls the other test replicas; the gateway sends them a test account's calls.
+  const testAddresses = { WALLET_ADDR: testAddress('wallet'), ORDERS_ADDR: testAddress('orders'), PROVISIONING_ADDR: testAddress('provisioning'), WEBHOOKS_ADDR: testAddress('webhooks') };
+  const served = new Set<string>(testModeServices);
+  const adjusted = specs.map((spec) => {
+    if (served.has(spec.name)) return { ...spec, env: { ...spec.env, EVENT_LANES: 'live' } };
+    // The simulator is test mode's upstream wherever the platform runs (§14); live orders reach it only when no real
+    // upstream is named (development), and then as a stand-in for a supplier whose CPU is not ours.
+    if (spec.name === 'supplier-sim') return { ...spec, nice: testMode.nice ?? defaultTestModeNice };
+    if (spec.name === 'gateway') return { ...spec, env: { ...spec.env, WALLET_TEST_ADDR: testAddresses.WALLET_ADDR, ORDERS_TEST_ADDR: testAddresses.ORDERS_ADDR, WEBHOOKS_TEST_ADDR: testAddresses.WEBHOOKS_ADDR } };
+    return spec;
+  });
+  const replicas = testModeServices.map((service): ServiceSpec => {
+    const entry = services.find((e) => e.name === service)!;
+    const own = ports[testReplicaName(service)]!;
+    const base = specs.find((spec) => spec.name === service)!;
+    return {
+      name: testReplicaName(service),
+      service,
+      env: { ...base.env, ...portEnv(own), ...testAddresses, EVENT_LANES: 'test' },
+      readyUrl: `http://127.0.0.1:${readinessPort(entry, own)}/readyz`,
+      nice: testMode.nice ?? defaultTestModeNice,
+    };
+  });
+  // Before the gateway, which starts last.
+  return [...adjusted.filter((spec) => spec.name !== 'gateway'), ...replicas, ...adjusted.filter((spec) => spec.name === 'gateway')];
 }
 
 /** Free ports for every service of the list (the e2e suite and the benchmarks run beside a developer's `npm start`). */

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createWriteStream, mkdirSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ServiceSpec } from './services.js';
@@ -38,11 +39,19 @@ export function startService(spec: ServiceSpec, env: NodeJS.ProcessEnv, logDir: 
   mkdirSync(logDir, { recursive: true });
   const log = createWriteStream(join(logDir, `${spec.name}.log`), { flags: 'a' });
   const bootId = randomUUID();
+  const service = spec.service ?? spec.name;
   const child = spawn(process.execPath, [...launchArgs[mode]], {
-    cwd: join(repoRoot, 'services', spec.name),
-    env: { ...env, ...spec.env, OTEL_SERVICE_NAME: spec.name, BOOT_ID: bootId },
+    cwd: join(repoRoot, 'services', service),
+    env: { ...env, ...spec.env, OTEL_SERVICE_NAME: service, BOOT_ID: bootId },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  if (spec.nice !== undefined && child.pid !== undefined) {
+    try {
+      setPriority(child.pid, spec.nice);
+    } catch (error) {
+      echo(`[${spec.name}] could not lower its priority: ${(error as Error).message}`);
+    }
+  }
   let pending = '';
   let lastError: string | undefined;
   const onData = (chunk: Buffer) => {

@@ -1,4 +1,4 @@
-// Protects test mode's money and supply under crashes (§14 with §7/§8): while provisioning, orders and the simulator are SIGKILLed during ~30 test-mode orders (plain, provision.fail, provision.flaky customers), every test order ends final as its e-mail says, the test wallet is debited once and refunded exactly once per failure, its ledger holds, and the live wallet is untouched.
+// Protects test mode's money and supply under crashes (§14 with §7/§8): while test mode's provisioning and orders replicas and the simulator are SIGKILLed during ~30 test-mode orders (plain, provision.fail, provision.flaky customers), every test order ends final as its e-mail says, the test wallet is debited once and refunded exactly once per failure, its ledger holds, and the live wallet is untouched.
 import { randomInt } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { api, control, portalToken, until, withKey, withToken, type Answer } from './support/client.js';
@@ -47,7 +47,8 @@ describe('test-mode orders under crashes', () => {
     const emails = ['traveller@example.com', 'provision.fail@example.com', 'provision.flaky@example.com'];
     const placed: Array<{ id: string; email: string }> = [];
     const storm = (async () => {
-      const kills: Array<[string, number]> = [['provisioning', 4], ['orders', 10], ['supplier-sim', 16], ['provisioning', 22]];
+      // Test orders run on test mode's own replicas (EVENT_LANES=test, as npm start runs them): those are the ones killed.
+      const kills: Array<[string, number]> = [['provisioning-test', 4], ['orders-test', 10], ['supplier-sim', 16], ['provisioning-test', 22]];
       for (const [service, after] of kills) {
         await until(async () => (placed.length >= after ? true : undefined), `${after} orders placed`, 240_000, 200);
         await killAndRestart(service);

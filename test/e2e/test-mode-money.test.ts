@@ -21,7 +21,11 @@ async function testPartner(): Promise<TestPartner> {
 }
 
 const credit = (key: string, body: unknown) => asKey(key, '/partner/test/wallet/credit', { body });
-const metricsOf = async (service: string) => (await call(`http://127.0.0.1:${platform.ports[service]!.health}`, '/metrics')).text;
+/** A service's series across its processes, as Prometheus sums its pods: the live one and, when it runs, test mode's replica (`<service>-test`). */
+const metricsOf = async (service: string) => {
+  const processes = [service, `${service}-test`].filter((name) => platform.ports[name]?.health !== undefined);
+  return (await Promise.all(processes.map(async (name) => (await call(`http://127.0.0.1:${platform.ports[name]!.health}`, '/metrics')).text))).join('\n');
+};
 /** The sum of a counter's series of one mode (its `livemode` label, §14). */
 const counted = (text: string, name: string, livemode: boolean) =>
   text

@@ -63,6 +63,8 @@ beforeAll(async () => {
     logDir: join(workDir, 'logs'),
     echo: () => {},
     readyTimeoutMs: 170_000,
+    // As npm start runs it (and the first copy): test mode's own replicas too.
+    testModeReplicas: {},
   });
 }, 360_000);
 

@@ -123,6 +123,8 @@ export default async function setup(project: TestProject) {
     // Eight services booting through tsx at once on a loaded, shared 2-core machine take minutes, not the launcher's 90 s.
     // E2E_READY_TIMEOUT_MS overrides it (milliseconds).
     readyTimeoutMs: Number(process.env.E2E_READY_TIMEOUT_MS) || 420_000,
+    // As `npm start` runs it: test mode on replicas of its own (EVENT_LANES=test), so every test-mode file crosses the lanes.
+    testModeReplicas: {},
   });
   // The launcher moves an internal port another process took meanwhile; these are the ones in use.
   const ports = platform.ports;
