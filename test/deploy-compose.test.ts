@@ -7,13 +7,14 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
-import { addressEnv, portEnv, readinessPort, services as serviceList } from '../scripts/launcher/services.js';
+import { addressEnv, constantCase, portEnv, readinessPort, services as serviceList, testModeServices, testReplicaName } from '../scripts/launcher/services.js';
 import { metricsPort, secretKeysOf } from '../scripts/deploy/settings.js';
 import { usesGrpc } from '../scripts/deploy/calls.js';
 import { root, type Json, readText, onPath, type Shape, value, mapOf, stringMap, unknownKeys, deployments, containersOf, configMap } from './support/deployFiles.js';
 
 interface ComposeService {
   image?: string;
+  cpus?: number | string;
   profiles?: string[];
   volumes?: string[];
   build?: { context?: string; args?: Record<string, string> };
@@ -27,6 +28,9 @@ interface ComposeService {
 const composeText = readText('docker-compose.yml');
 const compose = parse(composeText, { merge: true }) as { services: Record<string, ComposeService> } & Json;
 const infrastructure = { postgres: 'postgres', redis: 'redis', nats: 'nats', smtp: 'mailpit' } as const;
+/** Test mode's replicas, as the launcher names them (scripts/launcher/services.ts). */
+const replicaNames = testModeServices.map((service) => testReplicaName(service));
+const isReplicated = (name: string) => (testModeServices as readonly string[]).includes(name);
 
 /** `${VAR}` references without a default, and bare `$VAR` ones, which Compose fills from the caller's shell. */
 function undefinedComposeVariables(text: string): string[] {
@@ -45,6 +49,7 @@ function undefinedComposeVariables(text: string): string[] {
 const composeServiceShape: Shape = {
   image: value,
   profiles: value,
+  cpus: value,
   build: { context: value, dockerfile: value, args: stringMap },
   command: value,
   restart: value,
@@ -87,7 +92,7 @@ describe('docker-compose.yml', () => {
     const builders = Object.entries(compose.services).filter(([, service]) => service.build);
     expect(builders.map(([name]) => name)).toEqual([serviceList[0]!.name]);
     expect(builders[0]![1].build).toEqual({ context: '.' });
-    const images = new Set(serviceList.map((entry) => compose.services[entry.name]!.image));
+    const images = new Set([...serviceList.map((entry) => entry.name), ...replicaNames].map((name) => compose.services[name]!.image));
     expect([...images]).toEqual(['${ESIM_IMAGE:-esim-platform:local}']);
   });
 
@@ -98,15 +103,19 @@ describe('docker-compose.yml', () => {
     const mounted = profiled.flatMap((name) => compose.services[name]!.volumes ?? []).map((volume) => volume.split(':')[0]!);
     for (const file of mounted) expect(existsSync(join(root, file)), file).toBe(true);
     const prometheus = parse(readText('deploy/observability/prometheus.yml')) as { scrape_configs: Array<{ job_name: string; static_configs: Array<{ targets: string[] }> }> };
+    // Each test-mode replica is its own job, after its service's.
+    const containers = serviceList.flatMap((entry) => (isReplicated(entry.name) ? [entry.name, testReplicaName(entry.name)] : [entry.name]).map((name) => [name, entry] as const));
     expect(prometheus.scrape_configs.map((job) => [job.job_name, job.static_configs[0]!.targets])).toEqual(
-      serviceList.map((entry) => [entry.name, [`${entry.name}:${entry.ports[metricsPort(entry.ports)]}`]]),
+      containers.map(([name, entry]) => [name, [`${name}:${entry.ports[metricsPort(entry.ports)]}`]]),
     );
   });
 
   it.each(serviceList.map((entry) => [entry.name, entry] as const))('when %s starts, then it waits for what it needs to be healthy, and the edge waits for every other service', (name, entry) => {
     const waitsFor = Object.entries(compose.services[name]!.depends_on ?? {});
     expect(waitsFor.every(([, dependency]) => dependency.condition === 'service_healthy'), name).toBe(true);
-    const expected = [...entry.needs.map((need) => infrastructure[need]), ...(entry.last ? serviceList.filter((other) => !other.last).map((other) => other.name) : [])];
+    // The edge waits for test mode's replicas too: a test account's first call finds them up.
+    const others = serviceList.filter((other) => !other.last).flatMap((other) => (isReplicated(other.name) ? [other.name, testReplicaName(other.name)] : [other.name]));
+    const expected = [...entry.needs.map((need) => infrastructure[need]), ...(entry.last ? others : [])];
     expect(waitsFor.map(([dependency]) => dependency).sort()).toEqual(expected.sort());
   });
 
@@ -184,6 +193,46 @@ describe('docker-compose.yml', () => {
 
   it.skipIf(!onPath('docker-compose'))('when docker-compose validates the file, then it accepts it', () => {
     expect(() => execFileSync('docker-compose', ['-f', join(root, 'docker-compose.yml'), 'config', '-q'], { stdio: 'pipe', timeout: 30_000 })).not.toThrow();
+  });
+});
+
+describe("docker-compose.yml, test mode's own capacity (contract §14)", () => {
+  const replicaAddress = (service: string) => `${testReplicaName(service)}:${serviceList.find((entry) => entry.name === service)!.ports.grpc}`;
+  const replicaAddresses = Object.fromEntries(testModeServices.map((target) => [`${constantCase(target)}_ADDR`, replicaAddress(target)]));
+
+  it.each(testModeServices.map((service) => [service] as const))(
+    'when %s is replicated, then its -test container runs the same image, secrets and settings on the test lane alone, calling the replicas, capped below one CPU and publishing nothing',
+    (service) => {
+      const live = compose.services[service]!;
+      const replica = compose.services[testReplicaName(service)];
+      expect(replica, testReplicaName(service)).toBeDefined();
+      expect(live.environment?.EVENT_LANES).toBe('live');
+      expect(replica!.environment).toEqual({ ...live.environment, EVENT_LANES: 'test', ...replicaAddresses });
+      expect(replica!.image).toBe(live.image);
+      expect(replica!.build).toBeUndefined();
+      expect(replica!.volumes).toEqual(live.volumes);
+      expect(replica!.healthcheck).toEqual(live.healthcheck);
+      expect(replica!.depends_on).toEqual(live.depends_on);
+      expect(replica!.ports ?? []).toEqual([]);
+      expect(Number(replica!.cpus)).toBeGreaterThan(0);
+      expect(Number(replica!.cpus)).toBeLessThan(1);
+      expect(live.cpus, `${service} itself is not capped`).toBeUndefined();
+    },
+  );
+
+  it('when the gateway serves a test account, then it names the replicas of wallet, orders and webhooks, and nothing else names a replica but the replicas', () => {
+    const gateway = compose.services.gateway!.environment!;
+    expect(Object.fromEntries(Object.entries(gateway).filter(([key]) => key.endsWith('_TEST_ADDR')))).toEqual({
+      WALLET_TEST_ADDR: replicaAddress('wallet'),
+      ORDERS_TEST_ADDR: replicaAddress('orders'),
+      WEBHOOKS_TEST_ADDR: replicaAddress('webhooks'),
+    });
+    for (const entry of serviceList.filter((e) => !isReplicated(e.name))) expect(compose.services[entry.name]!.environment?.EVENT_LANES, entry.name).toBeUndefined();
+    for (const [name, service] of Object.entries(compose.services)) {
+      if (replicaNames.includes(name) || name === 'gateway') continue;
+      const named = Object.values(service.environment ?? {}).filter((value) => replicaNames.some((replica) => String(value).startsWith(`${replica}:`)));
+      expect(named, name).toEqual([]);
+    }
   });
 });
 

@@ -1,12 +1,26 @@
 // Protects the generated kustomize base (deploy/k8s/base) from drifting away from the service list, the services' configs and the Kubernetes schema, offline, without a cluster.
 import { describe, it, expect } from 'vitest';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { addressEnv, portEnv, readinessPort, services as serviceList, type PortKind } from '../scripts/launcher/services.js';
+import {
+  addressEnv,
+  constantCase,
+  defaultPorts,
+  portEnv,
+  portVariables,
+  readinessPort,
+  serviceSpecs,
+  services as serviceList,
+  testModeServices,
+  testReplicaName,
+  type PortKind,
+  type Ports,
+} from '../scripts/launcher/services.js';
 import { callsOf } from '../scripts/deploy/calls.js';
 import { measuredPeakRssMiB } from '../scripts/deploy/resources.js';
 import { portNames, secretKeysOf, shutdown } from '../scripts/deploy/settings.js';
 import {
+  root,
   baseDir,
   configMap,
   configMapName,
@@ -29,7 +43,17 @@ import {
 } from './support/deployFiles.js';
 
 const listedNames = serviceList.map((entry) => entry.name).sort();
+/** Test mode's replicas, named as the launcher names them (scripts/launcher/services.ts). */
+const replicaNames = testModeServices.map((service) => testReplicaName(service));
+/** The service a Deployment runs: itself, or the one it is test mode's replica of. */
+const serviceOf = (name: string) => testModeServices.find((service) => testReplicaName(service) === name) ?? name;
 const mebibytes = (quantity: string | undefined) => Number(/^(\d+)Mi$/.exec(quantity ?? '')?.[1] ?? NaN);
+/** A CPU quantity in millicores (`1`, `500m`, `0.5`). */
+const millicores = (quantity: string | number | undefined) => {
+  const text = String(quantity ?? '');
+  return text.endsWith('m') ? Number(text.slice(0, -1)) : Number(text) * 1000;
+};
+const deploymentNamed = (name: string) => deployments.find((deployment) => deployment.metadata?.name === name);
 
 describe('the unknown-key check', () => {
   const fixture = (): Json => structuredClone(manifests.find(({ doc }) => kindOf(doc) === 'apps/v1/Deployment')!.doc);
@@ -76,13 +100,13 @@ describe('the Kubernetes base', () => {
     expect(kustomization.configMapGenerator).toEqual([{ name: configMapName, envs: ['config.env'] }]);
   });
 
-  it('when an entry is in the service list, then it has a Deployment in its own listed file, and nothing else does', () => {
-    for (const name of listedNames) {
+  it('when an entry is in the service list (or test mode replicates it), then it has a Deployment in its own listed file, and nothing else does', () => {
+    for (const name of [...listedNames, ...replicaNames]) {
       expect(resourceFiles, `${name}.yaml in kustomization.yaml`).toContain(`${name}.yaml`);
       const home = manifests.find(({ doc }) => kindOf(doc) === 'apps/v1/Deployment' && (doc.metadata as Json).name === name);
       expect(home?.file, `Deployment ${name}`).toBe(`${name}.yaml`);
     }
-    expect(deployments.map((deployment) => deployment.metadata?.name).sort()).toEqual(listedNames);
+    expect(deployments.map((deployment) => deployment.metadata?.name).sort()).toEqual([...listedNames, ...replicaNames].sort());
   });
 
   it.each(serviceList.map((entry) => [entry.name, entry] as const))('when %s runs, then its container gets its ports, secrets, probes and downward-API names from the list', (name, entry) => {
@@ -138,8 +162,8 @@ describe('the Kubernetes base', () => {
       expect(pod.automountServiceAccountToken, name).toBe(false);
       const [container, ...others] = containersOf(deployment);
       expect(others, name).toEqual([]);
-      expect(envValue(container!, 'SERVICE'), name).toBe(name);
-      expect(envValue(container!, 'OTEL_SERVICE_NAME'), name).toBe(name);
+      expect(envValue(container!, 'SERVICE'), name).toBe(serviceOf(name));
+      expect(envValue(container!, 'OTEL_SERVICE_NAME'), name).toBe(serviceOf(name));
       expect(container!.envFrom?.map((source) => source.configMapRef?.name), name).toContain(configMapName);
       images.add(container!.image ?? '');
     }
@@ -176,7 +200,7 @@ describe('the Kubernetes base', () => {
           expect(container.resources?.[bound]?.memory, `${where} ${bound}.memory`).toBeDefined();
         }
         const request = mebibytes(container.resources?.requests?.memory as string);
-        expect(request, where).toBeGreaterThan(measuredPeakRssMiB[deployment.metadata!.name!]!);
+        expect(request, where).toBeGreaterThan(measuredPeakRssMiB[serviceOf(deployment.metadata!.name!)]!);
         expect(request, where).toBeLessThan(mebibytes(container.resources?.limits?.memory as string));
       }
     }
@@ -248,5 +272,101 @@ describe('the Kubernetes base', () => {
     expect(calls('provisioning')).toEqual(['supplier-sim:http']);
     expect(calls('webhooks')).toEqual(['partners:grpc']);
     expect(calls('catalog')).toEqual([]);
+  });
+});
+
+describe("test mode's own capacity (contract §14)", () => {
+  const literalEnv = (name: string) =>
+    Object.fromEntries((containersOf(deploymentNamed(name)!)[0]!.env ?? []).filter((e) => e.value !== undefined).map((e) => [e.name, e.value!]));
+  const entryOf = (name: string) => serviceList.find((entry) => entry.name === name)!;
+  /** Where a replica's gRPC API is found in the cluster: its own Service. */
+  const replicaAddress = (service: string) => `${testReplicaName(service)}:${entryOf(service).ports.grpc}`;
+
+  it('when the launcher names the services test mode replicates, then each is in the service list with a gRPC API', () => {
+    expect(testModeServices.length).toBeGreaterThan(0);
+    for (const service of testModeServices) expect(entryOf(service)?.ports.grpc, service).toBeDefined();
+  });
+
+  it.each(testModeServices.map((service) => [service] as const))(
+    'when %s is replicated for test mode, then its -test Deployment runs the same service, image, account, secrets and gRPC identity, on the test lane alone, calling the replicas',
+    (service) => {
+      const live = deploymentNamed(service)!;
+      const replica = deploymentNamed(testReplicaName(service));
+      expect(replica, `${testReplicaName(service)} Deployment`).toBeDefined();
+      const [liveContainer] = containersOf(live);
+      const [container] = containersOf(replica!);
+      expect(literalEnv(testReplicaName(service))).toMatchObject({ SERVICE: service, OTEL_SERVICE_NAME: service, EVENT_LANES: 'test' });
+      expect(literalEnv(service).EVENT_LANES, `${service} serves live alone`).toBe('live');
+      // Every replicated gRPC API at its replica, so a test order never reaches a live pod of the saga.
+      for (const target of testModeServices) expect(literalEnv(testReplicaName(service))[`${constantCase(target)}_ADDR`], `${service}-test → ${target}`).toBe(replicaAddress(target));
+      expect(container!.image).toBe(liveContainer!.image);
+      expect(container!.args ?? container!.command).toEqual(liveContainer!.args ?? liveContainer!.command);
+      expect(container!.ports).toEqual(liveContainer!.ports);
+      const pod = replica!.spec!.template.spec!;
+      expect(pod.serviceAccountName).toBe(live.spec!.template.spec!.serviceAccountName);
+      const secretRefs = (c: typeof container) => (c!.env ?? []).filter((e) => e.valueFrom?.secretKeyRef).map((e) => [e.name, e.valueFrom!.secretKeyRef!.key]);
+      expect(secretRefs(container)).toEqual(secretRefs(liveContainer));
+      // Its certificate is the service's: callers check the common name, not the address they dialled.
+      expect(pod.volumes?.find((volume) => volume.name === 'grpc-tls')?.secret?.secretName).toBe(`${service}-grpc-tls`);
+      for (const variable of ['GRPC_TLS_CA', 'GRPC_TLS_CERT', 'GRPC_TLS_KEY']) expect(envValue(container!, variable), variable).toBe(envValue(liveContainer!, variable));
+    },
+  );
+
+  it.each(testModeServices.map((service) => [service] as const))('when %s-test runs, then it is one pod, asking little CPU and capped below the live limit, with the live memory', (service) => {
+    const live = deploymentNamed(service)!;
+    const replica = deploymentNamed(testReplicaName(service))!;
+    expect(replica.spec?.replicas).toBe(1);
+    const [liveResources, resources] = [live, replica].map((d) => containersOf(d)[0]!.resources!);
+    expect(millicores(resources!.limits?.cpu as string)).toBeGreaterThan(0);
+    expect(millicores(resources!.limits?.cpu as string)).toBeLessThan(millicores(liveResources!.limits?.cpu as string));
+    expect(millicores(resources!.requests?.cpu as string)).toBeLessThanOrEqual(millicores(liveResources!.requests?.cpu as string));
+    expect(resources!.requests?.memory).toBe(liveResources!.requests?.memory);
+    expect(resources!.limits?.memory).toBe(liveResources!.limits?.memory);
+    expect(replica.spec?.template.metadata?.labels?.['esim-platform/lane']).toBe('test');
+    expect(live.spec?.template.metadata?.labels?.['esim-platform/lane']).toBe('live');
+  });
+
+  it.each(testModeServices.map((service) => [service] as const))('when the gateway or a replica dials %s-test, then a headless Service of its own answers on the same ports', (service) => {
+    const live = k8sServices.find((s) => s.metadata?.name === service)!;
+    const replica = k8sServices.find((s) => s.metadata?.name === testReplicaName(service));
+    expect(replica?.spec?.clusterIP).toBe('None');
+    expect(replica?.spec?.selector).toEqual({ 'app.kubernetes.io/name': testReplicaName(service) });
+    expect(replica?.spec?.ports).toEqual(live.spec?.ports);
+  });
+
+  it('when a service is not replicated, then it serves both lanes (no EVENT_LANES) and has no -test Deployment', () => {
+    for (const entry of serviceList.filter((e) => !(testModeServices as readonly string[]).includes(e.name))) {
+      expect(literalEnv(entry.name).EVENT_LANES, entry.name).toBeUndefined();
+      expect(deploymentNamed(testReplicaName(entry.name)), testReplicaName(entry.name)).toBeUndefined();
+    }
+  });
+
+  it("when the gateway serves a test account, then it names the replicas of wallet, orders and webhooks, exactly the *_TEST_ADDR its config declares, and no other Deployment names any", () => {
+    const declared = [...readFileSync(join(root, 'services/gateway/src/config.ts'), 'utf8').matchAll(/\b([A-Z_]+_TEST_ADDR)\b/g)].map((m) => m[1]!);
+    const testAddresses = (name: string) => Object.fromEntries(Object.entries(literalEnv(name)).filter(([key]) => key.endsWith('_TEST_ADDR')));
+    expect(testAddresses('gateway')).toEqual({ WALLET_TEST_ADDR: replicaAddress('wallet'), ORDERS_TEST_ADDR: replicaAddress('orders'), WEBHOOKS_TEST_ADDR: replicaAddress('webhooks') });
+    expect(Object.keys(testAddresses('gateway')).sort()).toEqual([...new Set(declared)].sort());
+    for (const deployment of deployments.filter((d) => d.metadata?.name !== 'gateway')) expect(testAddresses(deployment.metadata!.name!), deployment.metadata?.name).toEqual({});
+  });
+
+  it('when npm start and Kubernetes run test mode, then each process gets the same variables beyond its service\'s own', () => {
+    // The launcher's topology (withTestModeReplicas), with replica ports apart from the services' so every address differs.
+    const ports: Ports = { ...defaultPorts };
+    for (const service of testModeServices) {
+      ports[testReplicaName(service)] = Object.fromEntries(Object.entries(defaultPorts[service]!).map(([kind, port]) => [kind, port! + 1000]));
+    }
+    const plain = serviceSpecs(ports);
+    const withReplicas = serviceSpecs(ports, {}, {});
+    const portNamesSet = new Set<string>(Object.values(portVariables));
+    const launcherExtras = (name: string) => {
+      const spec = withReplicas.find((s) => s.name === name)!;
+      const own = plain.find((s) => s.name === serviceOf(name))!;
+      return Object.keys(spec.env).filter((key) => !portNamesSet.has(key) && spec.env[key] !== own.env[key]).sort();
+    };
+    // In Kubernetes the shared addresses come from the ConfigMap; what a Deployment adds is literal.
+    const ownKeys = new Set(['SERVICE', 'OTEL_SERVICE_NAME', 'GRPC_TLS_CA', 'GRPC_TLS_CERT', 'GRPC_TLS_KEY', ...portNamesSet]);
+    const k8sExtras = (name: string) => Object.keys(literalEnv(name)).filter((key) => !ownKeys.has(key)).sort();
+    expect(withReplicas.map((s) => s.name).sort()).toEqual(deployments.map((d) => d.metadata!.name!).sort());
+    for (const { name } of withReplicas) expect(k8sExtras(name), name).toEqual(launcherExtras(name));
   });
 });

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { commonEnv, natsServerList } from '@esim/config';
 import { parse } from 'yaml';
 import { Deployment, type IDeployment } from 'kubernetes-models/apps/v1/Deployment';
-import { services as serviceList } from '../scripts/launcher/services.js';
+import { services as serviceList, testModeServices, testReplicaName } from '../scripts/launcher/services.js';
 import { autoscaled, productionSecretKeys, publicPaths } from '../scripts/deploy/production.js';
 import { infrastructurePorts, metricsPort, peers, privateRanges } from '../scripts/deploy/settings.js';
 import { containersOf, kindOf, kinds, named, ofKind, onPath, overlays, parseDocuments, readText, render, selects, unknownKeys, type Json } from './support/deployFiles.js';
@@ -17,7 +17,11 @@ const policiesOf = (docs: Json[]) => ofKind(docs, 'NetworkPolicy') as unknown as
 const podLabels = (deployment: Deployment) => deployment.spec?.template.metadata?.labels;
 const ownPolicy = (docs: Json[], name: string) => policiesOf(docs).find((policy) => policy.spec.podSelector.matchLabels?.['app.kubernetes.io/name'] === name)!;
 const portsOf = (rule: Rule) => (rule.ports ?? []).map((port) => port.port).sort((a, b) => a - b);
-const entry = (name: string) => serviceList.find((candidate) => candidate.name === name)!;
+/** Test mode's replicas, as the launcher names them; the service a Deployment runs (itself, or the one it replicates). */
+const replicaNames = testModeServices.map((service) => testReplicaName(service));
+const serviceOf = (name: string) => testModeServices.find((service) => testReplicaName(service) === name) ?? name;
+const entry = (name: string) => serviceList.find((candidate) => candidate.name === serviceOf(name))!;
+const millicores = (quantity: unknown) => (String(quantity).endsWith('m') ? Number(String(quantity).slice(0, -1)) : Number(quantity) * 1000);
 
 describe.skipIf(!onPath('kubectl'))('every overlay, rendered by kubectl kustomize', () => {
   describe.each(overlays)('%s', (overlay) => {
@@ -31,7 +35,7 @@ describe.skipIf(!onPath('kubectl'))('every overlay, rendered by kubectl kustomiz
         expect(unknownKeys(doc, kind!.shape), `${kindOf(doc)} ${named(doc)}`).toEqual([]);
         if (doc.kind !== 'Namespace') expect((doc.metadata as Json).namespace, `${kindOf(doc)} ${named(doc)}`).toBe('esim');
       }
-      expect(deploymentsOf(docs()).map((deployment) => deployment.metadata?.name).sort()).toEqual(serviceList.map((e) => e.name).sort());
+      expect(deploymentsOf(docs()).map((deployment) => deployment.metadata?.name).sort()).toEqual([...serviceList.map((e) => e.name), ...replicaNames].sort());
     });
 
     it('when a Deployment runs, then it has probes, requests and limits, a disruption budget, a network policy of its own and no API token', () => {
@@ -84,13 +88,19 @@ describe.skipIf(!onPath('kubectl'))('every overlay, rendered by kubectl kustomiz
       }
     });
 
-    it('when it runs, then every service has at least two replicas, from the Deployment or from its autoscaler', () => {
+    it('when it runs, then every service has at least two replicas, from the Deployment or from its autoscaler, and test mode one unscaled pod each', () => {
       const hpas = ofKind(docs(), 'HorizontalPodAutoscaler') as Array<{ spec: { scaleTargetRef: { name: string }; minReplicas: number; metrics: Array<{ resource: { name: string } }> } }>;
       expect(hpas.map((hpa) => hpa.spec.scaleTargetRef.name).sort()).toEqual(['gateway', 'orders', 'wallet', 'webhooks']);
       expect(Object.keys(autoscaled).sort()).toEqual(['gateway', 'orders', 'wallet', 'webhooks']);
       for (const hpa of hpas) expect(hpa.spec.metrics.map((metric) => metric.resource.name)).toEqual(['cpu']);
       for (const deployment of deploymentsOf(docs())) {
         const hpa = hpas.find((candidate) => candidate.spec.scaleTargetRef.name === deployment.metadata?.name);
+        if (replicaNames.includes(deployment.metadata!.name!)) {
+          // Test mode's capacity is a fixed cap: no autoscaler may grow it into what live orders need.
+          expect(hpa, deployment.metadata?.name).toBeUndefined();
+          expect(deployment.spec?.replicas, deployment.metadata?.name).toBe(1);
+          continue;
+        }
         // The HPA owns the count: a replicas field would be reset by every apply.
         if (hpa) expect(deployment.spec?.replicas, deployment.metadata?.name).toBeUndefined();
         expect(hpa?.spec.minReplicas ?? deployment.spec?.replicas, deployment.metadata?.name).toBeGreaterThanOrEqual(2);
@@ -128,11 +138,12 @@ describe.skipIf(!onPath('kubectl'))('every overlay, rendered by kubectl kustomiz
       for (const deployment of deploymentsOf(docs())) {
         const name = deployment.metadata!.name!;
         const key = keyOf(containersOf(deployment)[0]?.env as never, 'DATABASE_URL');
-        if (!withDatabase.some((e) => e.name === name)) {
+        if (!withDatabase.some((e) => e.name === serviceOf(name))) {
           expect(key, name).toBeUndefined();
           continue;
         }
-        expect(key, name).toBe(`${name.toUpperCase()}_DATABASE_URL`);
+        // A test-mode replica connects as its service's role: it has no migration Job of its own.
+        expect(key, name).toBe(`${serviceOf(name).toUpperCase()}_DATABASE_URL`);
         seen.add(key!);
       }
       expect(seen.size).toBe(withDatabase.length);
@@ -227,6 +238,85 @@ describe.skipIf(!onPath('kubectl'))('every overlay, rendered by kubectl kustomiz
       }
       expect([...read].sort()).toEqual(provided);
       expect([...productionSecretKeys(serviceList).keys()].sort()).toEqual(provided);
+    });
+
+    it('when test mode runs in production, then each replica is capped below its live service\'s CPU limit and provisioning-test reaches the same upstream settings', () => {
+      const named = (name: string) => deploymentsOf(docs()).find((deployment) => deployment.metadata?.name === name)!;
+      for (const service of testModeServices) {
+        const [live, replica] = [named(service), named(testReplicaName(service))].map((deployment) => containersOf(deployment)[0]!);
+        expect(millicores(replica!.resources?.limits?.cpu), service).toBeLessThan(millicores(live!.resources?.limits?.cpu));
+        expect(replica!.env?.find((variable) => variable.name === 'EVENT_LANES')?.value, service).toBe('test');
+      }
+      // Production's provisioning refuses to start without a real SM-DP+: its replica gets what it gets.
+      const upstream = (name: string) => {
+        const container = containersOf(named(name))[0]!;
+        return {
+          env: (container.env ?? []).filter((variable) => /^(SMDP_|CONNECTIVITY_)/.test(variable.name)),
+          mounts: (container.volumeMounts ?? []).filter((mount) => mount.name === 'smdp-tls'),
+        };
+      };
+      expect(upstream('provisioning').env.length).toBeGreaterThan(0);
+      expect(upstream('provisioning-test')).toEqual(upstream('provisioning'));
+    });
+
+    it('when test mode has its own replicas, then the network policies mirror the live ones (gateway → the replicas, replica → replica as the live calls go, replica → shared services) and allow nothing beyond', () => {
+      const policies = policiesOf(docs());
+      const isReplica = (token: string) => replicaNames.includes(token);
+      /** Each flow a policy allows: `<direction> <its pods> <peer> <port>`, the peer a pod of the namespace by name, else as written. */
+      const flows = (policy: Policy) => {
+        const own = policy.spec.podSelector.matchLabels?.['app.kubernetes.io/name'] ?? '';
+        return (['ingress', 'egress'] as const).flatMap((direction) =>
+          (policy.spec[direction] ?? []).flatMap((rule) => {
+            const peerList: Array<Json | undefined> = (direction === 'ingress' ? rule.from : rule.to) ?? [undefined];
+            return peerList.flatMap((peer) => {
+              const pod = peer && Object.keys(peer).length === 1 ? ((peer.podSelector as Json | undefined)?.matchLabels as Record<string, string> | undefined)?.['app.kubernetes.io/name'] : undefined;
+              return portsOf(rule).map((port) => `${direction} ${own} ${pod !== undefined ? pod : JSON.stringify(peer ?? 'anywhere')} ${port}`);
+            });
+          }),
+        );
+      };
+      /** A flow with every replica read as the service it replicates. */
+      const mirror = (flow: string) => flow.split(' ').map((token) => (isReplica(token) ? serviceOf(token) : token)).join(' ');
+      const touchesReplica = (flow: string) => flow.split(' ').some(isReplica);
+      const liveFlows = new Set(policies.flatMap(flows).filter((flow) => !touchesReplica(flow)));
+
+      // Nothing beyond the mirror: every flow naming a replica is, read as its service, a flow the platform already allows.
+      const replicaFlows = policies.flatMap(flows).filter(touchesReplica);
+      expect(replicaFlows.length).toBeGreaterThan(0);
+      for (const flow of replicaFlows) expect(liveFlows.has(mirror(flow)), `${flow}: no live counterpart`).toBe(true);
+
+      for (const service of testModeServices) {
+        const replica = ownPolicy(docs(), testReplicaName(service));
+        expect(replica, `${testReplicaName(service)} NetworkPolicy`).toBeDefined();
+        // The whole mirror outward: what the service may reach, its replica may reach (replicated services as their replicas).
+        const egress = (policy: Policy) => new Set(flows(policy).filter((flow) => flow.startsWith('egress ')).map(mirror));
+        expect(egress(replica)).toEqual(egress(ownPolicy(docs(), service)));
+        // A test order's calls stay on test pods: a replica never dials a live pod of a replicated service.
+        for (const flow of flows(replica).filter((f) => f.startsWith('egress '))) {
+          expect((testModeServices as readonly string[]).includes(flow.split(' ')[2]!), flow).toBe(false);
+        }
+        // Nothing outside the platform reaches a replica: the Ingress, a real SM-DP+ and operators reach live pods.
+        expect(JSON.stringify(replica.spec.ingress)).not.toContain(peers.ingressNamespace);
+        expect(JSON.stringify(replica.spec.ingress)).not.toContain(peers.adminAccessLabel);
+        // Prometheus scrapes it as it scrapes the service.
+        expect(JSON.stringify(replica.spec.ingress)).toContain(peers.prometheusNamespace);
+      }
+      const allows = (direction: 'ingress' | 'egress', policyOf: string, peer: string, port: number) => flows(ownPolicy(docs(), policyOf)).includes(`${direction} ${policyOf} ${peer} ${port}`);
+      for (const service of ['wallet', 'orders', 'webhooks']) {
+        const port = entry(service).ports.grpc!;
+        expect(allows('egress', 'gateway', testReplicaName(service), port), `gateway → ${service}-test`).toBe(true);
+        expect(allows('ingress', testReplicaName(service), 'gateway', port), `${service}-test ← gateway`).toBe(true);
+      }
+      expect(allows('egress', 'orders-test', 'wallet-test', entry('wallet').ports.grpc!)).toBe(true);
+      expect(allows('ingress', 'wallet-test', 'orders-test', entry('wallet').ports.grpc!)).toBe(true);
+      expect(allows('egress', 'orders-test', 'provisioning-test', entry('provisioning').ports.grpc!)).toBe(true);
+      expect(allows('ingress', 'catalog', 'orders-test', entry('catalog').ports.grpc!)).toBe(true);
+      expect(allows('ingress', 'partners', 'webhooks-test', entry('partners').ports.grpc!)).toBe(true);
+      expect(allows('ingress', 'supplier-sim', 'provisioning-test', entry('supplier-sim').ports.http!)).toBe(true);
+      // Live pods of the saga never call a replica, and no one calls one the live call graph does not.
+      expect(allows('egress', 'orders', 'wallet-test', entry('wallet').ports.grpc!)).toBe(false);
+      expect(allows('ingress', 'wallet-test', 'orders', entry('wallet').ports.grpc!)).toBe(false);
+      expect(allows('egress', 'gateway', 'provisioning-test', entry('provisioning').ports.grpc!)).toBe(false);
     });
 
     it('when Prometheus runs the operator, then a PodMonitor scrapes every metrics port and the PrometheusRule holds alerts.yml', () => {

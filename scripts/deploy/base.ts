@@ -3,6 +3,7 @@ import { addressEnv, type ServiceEntry } from '../launcher/services.js';
 import { deployment, service } from './kubernetes.js';
 import { networkPolicy, pdb, serviceAccount, sharedPolicies } from './policies.js';
 import { configMapName, generatedHeader, imageName, namespaceName, partOf, scalar, secretDoc, secretKeysOf, secretName, sharedSettings } from './settings.js';
+import { workloadsOf, type Workload } from './workloads.js';
 
 /** An env file for a configMapGenerator: `KEY=value` lines, taken literally (no quotes, no interpolation). */
 export function envFile(comment: string, sections: Array<[string, Record<string, string>]>): string {
@@ -15,9 +16,9 @@ export function envFile(comment: string, sections: Array<[string, Record<string,
     .join('\n')}\n${body}\n`;
 }
 
-/** deploy/k8s/base/<name>.yaml: the Deployment, its Service, its disruption budget and its network policy. */
-export function serviceManifest(entry: ServiceEntry, list: readonly ServiceEntry[]): string {
-  return `${generatedHeader}\n${[deployment(entry), service(entry), pdb(entry), networkPolicy(entry, list)].join('\n---\n')}\n`;
+/** deploy/k8s/base/<name>.yaml (a service, or test mode's `<service>-test`): the Deployment, its Service, its disruption budget and its network policy. */
+export function serviceManifest(workload: Workload, list: readonly ServiceEntry[]): string {
+  return `${generatedHeader}\n${[deployment(workload, list), service(workload), pdb(workload), networkPolicy(workload, list)].join('\n---\n')}\n`;
 }
 
 function configEnv(list: readonly ServiceEntry[]): string {
@@ -81,12 +82,14 @@ metadata:
 `;
 
 function kustomization(list: readonly ServiceEntry[]): string {
-  const resources = ['namespace.yaml', 'serviceaccount.yaml', 'network-policies.yaml', ...list.map((entry) => `${entry.name}.yaml`)];
+  const resources = ['namespace.yaml', 'serviceaccount.yaml', 'network-policies.yaml', ...workloadsOf(list).map((workload) => `${workload.name}.yaml`)];
   return `${generatedHeader}
 #
 # The whole platform, every object an overlay shares: apply an overlay
 # (../overlays/dev or ../overlays/production), not this directory. A new
 # service is an entry in the service list and \`npm run deploy:gen\`.
+# <service>-test.yaml: test mode's replica of a service on a test order's
+# path (EVENT_LANES=test, CPU-capped; scripts/deploy/workloads.ts).
 apiVersion: kustomize.config.k8s.io/v1beta1
 kind: Kustomization
 namespace: ${namespaceName}
@@ -111,6 +114,6 @@ export function baseFiles(list: readonly ServiceEntry[]): Record<string, string>
     'serviceaccount.yaml': serviceAccount,
     'network-policies.yaml': sharedPolicies,
     'config.env': configEnv(list),
-    ...Object.fromEntries(list.map((entry) => [`${entry.name}.yaml`, serviceManifest(entry, list)])),
+    ...Object.fromEntries(workloadsOf(list).map((workload) => [`${workload.name}.yaml`, serviceManifest(workload, list)])),
   };
 }

@@ -36,6 +36,18 @@ export function callsOf(entry: ServiceEntry, list: readonly ServiceEntry[]): Cal
   return calls;
 }
 
+/**
+ * The services whose test-mode replicas `entry`'s config can dial apart from
+ * the service itself, by a `<NAME>_TEST_ADDR` variable (the gateway's
+ * WALLET_TEST_ADDR…: a test account's calls, contract §14). Read from the
+ * config like the rest, so the gateway is handed exactly the addresses it
+ * declares and the policies open exactly those calls.
+ */
+export function testModeCallsOf(entry: ServiceEntry, list: readonly ServiceEntry[]): ServiceEntry[] {
+  const text = configText(entry);
+  return list.filter((target) => target.name !== entry.name && target.ports.grpc !== undefined && new RegExp(`\\b${constantCase(target.name)}_TEST_ADDR\\b`).test(text));
+}
+
 /** The services that call `entry`, with the port they call it on. */
 export function callersOf(entry: ServiceEntry, list: readonly ServiceEntry[]): Array<{ caller: ServiceEntry; port: PortKind }> {
   return list.flatMap((caller) => callsOf(caller, list).filter((call) => call.target.name === entry.name).map((call) => ({ caller, port: call.port })));

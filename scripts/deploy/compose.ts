@@ -1,7 +1,9 @@
-/** docker-compose.yml from the service list: one container per entry beside the infrastructure it needs. */
+/** docker-compose.yml from the service list: one container per workload (a service, or test mode's replica of it) beside the infrastructure it needs. */
 import { addressEnv, portEnv, readinessPort, services as serviceList, type Dependency, type ServiceEntry } from '../launcher/services.js';
 import { usesGrpc } from './calls.js';
+import { testReplicaCpu } from './resources.js';
 import { composeHealthcheck, composeImage, generatedHeader, kebab, scalar, secretDoc, secretKeysOf, sharedSettings } from './settings.js';
+import { workloadEnv, workloadsOf, type Workload } from './workloads.js';
 
 /** Infrastructure containers, pinned, each with a health check its dependants wait on. */
 const infrastructure = `  postgres:
@@ -113,19 +115,27 @@ function mapping(values: Record<string, string>, spaces: number): string {
 /**
  * One image for every service: the first entry builds it (once), the others
  * run the same tag (Compose does not pull an image another service builds).
- * SERVICE picks the service at run time.
+ * SERVICE picks the service at run time. A test-mode replica runs its
+ * service's code with its lane and the replicas' addresses (workloads.ts),
+ * publishes nothing, and is capped in CPU as in Kubernetes (resources.ts).
  */
-function serviceBlock(entry: ServiceEntry, services: readonly ServiceEntry[]): string {
+function serviceBlock(workload: Workload, services: readonly ServiceEntry[]): string {
+  const { entry } = workload;
+  const replica = workload.lane === 'test';
+  const extra = workloadEnv(workload, services);
   const lines = [
-    `  ${entry.name}:`,
+    ...(replica ? [`  # ${entry.name} for test accounts only (contract §14): the test lane, on its own capped CPU.`] : []),
+    `  ${workload.name}:`,
     `    image: ${scalar(composeImage)}`,
-    ...(entry === services[0] ? ['    build:', '      context: .'] : []),
+    ...(entry === services[0] && !replica ? ['    build:', '      context: .'] : []),
     '    restart: unless-stopped',
+    ...(replica ? [`    cpus: ${testReplicaCpu.limitMillicores / 1000}`] : []),
     '    environment:',
     '      <<: *service-env',
     `      SERVICE: ${entry.name}`,
     `      OTEL_SERVICE_NAME: ${entry.name}`,
     mapping(portEnv(entry.ports), 6),
+    ...(Object.keys(extra).length > 0 ? [mapping(extra, 6)] : []),
   ];
   for (const key of secretKeysOf(entry)) {
     const anchored = key !== 'DATABASE_URL' && key !== 'SMTP_URL';
@@ -138,12 +148,12 @@ function serviceBlock(entry: ServiceEntry, services: readonly ServiceEntry[]): s
     ...((entry.secrets ?? []).length > 0 ? ['dev-secrets:/app/var/secrets'] : []),
   ];
   if (volumes.length > 0) lines.push('    volumes:', ...volumes.map((volume) => `      - ${volume}`));
-  const published = (entry.public ?? []).map((kind) => entry.ports[kind]).filter((port) => port !== undefined);
+  const published = (replica ? [] : (entry.public ?? [])).map((kind) => entry.ports[kind]).filter((port) => port !== undefined);
   if (published.length > 0) lines.push('    ports:', ...published.map((port) => `      - ${publish(port)}`));
   lines.push('    healthcheck:', '      <<: *healthcheck', `      test: ["CMD", "${composeHealthcheck}", "${readinessPort(entry, entry.ports)}", "/readyz"]`);
   const waitsFor = [
     ...entry.needs.map((need) => containerOf[need]),
-    ...(entry.last ? services.filter((other) => !other.last).map((other) => other.name) : []),
+    ...(entry.last ? workloadsOf(services).filter((other) => !other.entry.last).map((other) => other.name) : []),
   ];
   if (waitsFor.length > 0) {
     lines.push('    depends_on:');
@@ -177,6 +187,7 @@ function devSecrets(services: readonly ServiceEntry[]): string {
 }
 
 export function composeFile(services: readonly ServiceEntry[] = serviceList): string {
+  const replicas = workloadsOf(services).filter((workload) => workload.lane === 'test').map((workload) => workload.name);
   return `${generatedHeader}
 #
 # The whole platform in containers for local use: \`docker compose up --build\`.
@@ -190,6 +201,12 @@ export function composeFile(services: readonly ServiceEntry[] = serviceList): st
 #
 # Each service runs its own migrations at start (MIGRATE=on-start) under a
 # Postgres advisory lock, so replicas may start together.
+#
+# Test mode has capacity of its own, as under \`npm start\`:
+# ${replicas.join(', ')} run their service's code for
+# test accounts only (EVENT_LANES=test), each capped at ${testReplicaCpu.limitMillicores / 1000} CPU; the gateway
+# sends a test account's calls there (*_TEST_ADDR) and the services' own
+# containers serve live only.
 
 x-service-env: &service-env
 ${mapping(sharedSettings.compose, 2)}
@@ -206,7 +223,7 @@ x-healthcheck: &healthcheck
 
 services:
 ${infrastructure}
-${services.map((entry) => serviceBlock(entry, services)).join('\n\n')}
+${workloadsOf(services).map((workload) => serviceBlock(workload, services)).join('\n\n')}
 
 ${observability}
 volumes:

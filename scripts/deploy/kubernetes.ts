@@ -1,7 +1,8 @@
-/** Per service of the list: its Deployment and its in-cluster Service (deploy/k8s/base/<name>.yaml holds them with its policies). */
-import { portEnv, readinessPort, services as serviceList, type PortKind, type ServiceEntry } from '../launcher/services.js';
+/** Per workload (a service, or test mode's replica of it): its Deployment and its in-cluster Service (deploy/k8s/base/<name>.yaml holds them with its policies). */
+import { portEnv, readinessPort, type PortKind, type ServiceEntry } from '../launcher/services.js';
 import { usesGrpc } from './calls.js';
-import { resourcesOf, type PodResources } from './resources.js';
+import { workloadResources, type PodResources } from './resources.js';
+import { laneLabel, replicasOf, workloadEnv, type Workload } from './workloads.js';
 import { configMapName, imageName, indent, metricsPort, namespaceName, partOf, portNames, scalar, secretKeysOf, secretName, serviceAccountName, shutdown } from './settings.js';
 
 export const labels = (name: string, extra: Record<string, string> = {}) =>
@@ -132,34 +133,39 @@ function spread(name: string): string {
     .join('\n');
 }
 
-/** The env list of a service's Deployment (its container 0), as the base writes it; overlays patch entries of it by index. */
-export function deploymentEnv(entry: ServiceEntry): string {
-  const grpcTls = usesGrpc(entry, serviceList.some((known) => known.name === entry.name) ? serviceList : [entry]);
-  return envList(entry, grpcTls ? { literal: grpcTlsEnv } : {});
+/** The env list of a workload's Deployment (its container 0), as the base writes it; overlays patch entries of it by index. */
+export function deploymentEnv(workload: Workload, list: readonly ServiceEntry[]): string {
+  const grpcTls = usesGrpc(workload.entry, list);
+  return envList(workload.entry, { literal: { ...(grpcTls ? grpcTlsEnv : {}), ...workloadEnv(workload, list) } });
 }
 
 /** Where `name` sits in the Deployment's env list (for a JSON patch), or -1. */
-export function deploymentEnvIndex(entry: ServiceEntry, name: string): number {
-  return [...deploymentEnv(entry).matchAll(/^- name: (\S+)$/gm)].findIndex((match) => match[1] === name);
+export function deploymentEnvIndex(workload: Workload, list: readonly ServiceEntry[], name: string): number {
+  return [...deploymentEnv(workload, list).matchAll(/^- name: (\S+)$/gm)].findIndex((match) => match[1] === name);
 }
 
-export function deployment(entry: ServiceEntry): string {
-  const grpcTls = usesGrpc(entry, serviceList.some((known) => known.name === entry.name) ? serviceList : [entry]);
+/** A workload's labels: its name, and its lane when it serves one alone (a pod label: selectors stay on the name). */
+const workloadLabels = (workload: Workload) => labels(workload.name, workload.lane ? { [laneLabel]: workload.lane } : {});
+
+export function deployment(workload: Workload, list: readonly ServiceEntry[]): string {
+  const { entry, name } = workload;
+  const grpcTls = usesGrpc(entry, list);
   const ports = kindsOf(entry)
     .map((kind) => `- name: ${portNames[kind]}\n  containerPort: ${entry.ports[kind]}`)
     .join('\n');
+  const replicaNote = workload.lane === 'test' ? `  # Test mode's fixed capacity (contract §14): one pod, CPU-capped; see scripts/deploy/workloads.ts.\n` : '';
   return `apiVersion: apps/v1
 kind: Deployment
 metadata:
-  name: ${entry.name}
+  name: ${name}
   labels:
-${indent(labels(entry.name), 4)}
+${indent(workloadLabels(workload), 4)}
 spec:
-  replicas: 2
+${replicaNote}  replicas: ${replicasOf(workload)}
   revisionHistoryLimit: 5
   selector:
     matchLabels:
-      app.kubernetes.io/name: ${entry.name}
+      app.kubernetes.io/name: ${name}
   strategy:
     rollingUpdate:
       maxSurge: 1
@@ -167,7 +173,7 @@ spec:
   template:
     metadata:
       labels:
-${indent(labels(entry.name), 8)}
+${indent(workloadLabels(workload), 8)}
       annotations:
         prometheus.io/scrape: "true"
         prometheus.io/port: "${entry.ports[metricsPort(entry.ports)]}"
@@ -177,7 +183,7 @@ ${indent(podSecurity, 6)}
       # preStop ${shutdown.preStopSeconds} s + the service's shutdown deadline ${shutdown.deadlineMs / 1000} s (SHUTDOWN_TIMEOUT_MS) + ${shutdown.gracePeriodSeconds - shutdown.preStopSeconds - shutdown.deadlineMs / 1000} s margin.
       terminationGracePeriodSeconds: ${shutdown.gracePeriodSeconds}
       topologySpreadConstraints:
-${indent(spread(entry.name), 8)}
+${indent(spread(name), 8)}
       containers:
         - name: ${entry.name}
           image: ${imageName}
@@ -185,7 +191,7 @@ ${indent(spread(entry.name), 8)}
             - configMapRef:
                 name: ${configMapName}
           env:
-${indent(deploymentEnv(entry), 12)}
+${indent(deploymentEnv(workload, list), 12)}
           ports:
 ${indent(ports, 12)}
 ${indent(probes(entry), 10)}
@@ -194,7 +200,7 @@ ${indent(probes(entry), 10)}
             preStop:
               exec:
                 command: ["sleep", "${shutdown.preStopSeconds}"]
-${indent(resourcesYaml(resourcesOf(entry)), 10)}
+${indent(resourcesYaml(workloadResources(workload)), 10)}
 ${indent(containerSecurity, 10)}
 ${indent(grpcTls ? `${writableMounts}\n  - name: grpc-tls\n    mountPath: ${grpcTlsMount}\n    readOnly: true` : writableMounts, 10)}
 ${indent(grpcTls ? `${writableVolumes}\n  - name: grpc-tls\n    secret:\n      secretName: ${grpcTlsSecret(entry)}\n      defaultMode: 288 # 0440: readable by the pod's group (fsGroup) only` : writableVolumes, 6)}`;
@@ -211,19 +217,20 @@ function servicePort(entry: ServiceEntry, kind: PortKind): string {
  * clients (dns:/// + round_robin) balance each call across them. A ClusterIP
  * would balance connections, so each caller would stick to one pod.
  */
-export function service(entry: ServiceEntry): string {
+export function service(workload: Workload): string {
+  const { entry, name } = workload;
   const headless = entry.ports.grpc !== undefined;
-  return `# In-cluster address of ${entry.name} (${entry.name}.${namespaceName}.svc)${headless ? ': headless, so gRPC clients see every pod' : ''}.
+  return `# In-cluster address of ${name} (${name}.${namespaceName}.svc)${headless ? ': headless, so gRPC clients see every pod' : ''}.
 apiVersion: v1
 kind: Service
 metadata:
-  name: ${entry.name}
+  name: ${name}
   labels:
-${indent(labels(entry.name), 4)}
+${indent(workloadLabels(workload), 4)}
 spec:
   type: ClusterIP${headless ? '\n  clusterIP: None' : ''}
   selector:
-    app.kubernetes.io/name: ${entry.name}
+    app.kubernetes.io/name: ${name}
   ports:
 ${indent(kindsOf(entry).map((kind) => servicePort(entry, kind)).join('\n'), 4)}`;
 }

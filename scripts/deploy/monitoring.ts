@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { ServiceEntry } from '../launcher/services.js';
 import { repoRoot } from '../launcher/supervisor.js';
 import { generatedHeader, indent, metricsPort, namespaceName, partOf, portNames } from './settings.js';
+import { workloadsOf } from './workloads.js';
 
 export const observabilityDir = 'deploy/observability';
 export const alertsFile = `${observabilityDir}/alerts.yml`;
@@ -98,13 +99,17 @@ export function monitoringFiles(list: readonly ServiceEntry[]): Record<string, s
   };
 }
 
-/** deploy/observability/prometheus.yml: Compose's Prometheus scrapes every service by its Compose name. */
+/**
+ * deploy/observability/prometheus.yml: Compose's Prometheus scrapes every
+ * container by its Compose name, a test-mode replica as its own job (its
+ * series carry the service's service_name; the job tells the two apart).
+ */
 export function composePrometheus(list: readonly ServiceEntry[]): string {
-  const jobs = list.map(
-    (entry) => `  - job_name: ${entry.name}
+  const jobs = workloadsOf(list).map(
+    ({ name, entry }) => `  - job_name: ${name}
     metrics_path: /metrics
     static_configs:
-      - targets: ["${entry.name}:${entry.ports[metricsPort(entry.ports)]}"]`,
+      - targets: ["${name}:${entry.ports[metricsPort(entry.ports)]}"]`,
   );
   return `${generatedHeader}
 #

@@ -10,7 +10,7 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { events, streams, type StreamName } from '@esim/events';
+import { events, isLaned, laneDurable, lanes, laneSubject, streams, type EventType, type StreamName } from '@esim/events';
 import { services, type ServiceEntry } from '../launcher/services.js';
 import { repoRoot } from '../launcher/supervisor.js';
 
@@ -59,15 +59,19 @@ export function permissionsOf(entry: ServiceEntry, ns = 'esim'): ServicePermissi
   // A service creates or updates the streams it publishes to and the ones it consumes from (ensureStreams).
   const touched = new Set<string>([...publishes, ...durables.map(({ type }) => events[type as keyof typeof events].stream)]);
   for (const stream of touched) for (const verb of ['INFO', 'CREATE', 'UPDATE']) publish.add(`$JS.API.STREAM.${verb}.${streamName(stream)}`);
-  for (const { durable, type } of durables) {
-    const stream = streamName(events[type as keyof typeof events].stream);
-    const name = `${ns}_${durable}`;
-    publish.add(`$JS.API.CONSUMER.*.${stream}.${name}`);
-    publish.add(`$JS.API.CONSUMER.CREATE.${stream}.${name}.>`);
-    publish.add(`$JS.API.CONSUMER.MSG.NEXT.${stream}.${name}`);
-    publish.add(`$JS.ACK.${stream}.${name}.>`);
-    // What a consumer gives up on it copies to the dead-letter stream (creating it on first start), under its own name only.
-    publish.add(`${ns}.deadletter.${durable}`);
+  // A saga event's consumer has a durable per lane (@esim/events lanes.ts): `<durable>` and `<durable>_test`.
+  for (const { durable: declared, type } of durables) {
+    const stream = streamName(events[type as EventType].stream);
+    for (const lane of isLaned(type as EventType) ? lanes : (['live'] as const)) {
+      const durable = laneDurable(declared, lane);
+      const name = `${ns}_${durable}`;
+      publish.add(`$JS.API.CONSUMER.*.${stream}.${name}`);
+      publish.add(`$JS.API.CONSUMER.CREATE.${stream}.${name}.>`);
+      publish.add(`$JS.API.CONSUMER.MSG.NEXT.${stream}.${name}`);
+      publish.add(`$JS.ACK.${stream}.${name}.>`);
+      // What a consumer gives up on it copies to the dead-letter stream (creating it on first start), under its own name only.
+      publish.add(`${ns}.deadletter.${durable}`);
+    }
   }
   const deadLetters = streamName('DEAD_LETTERS');
   if (durables.length > 0 || redrives) for (const verb of ['INFO', 'CREATE']) publish.add(`$JS.API.STREAM.${verb}.${deadLetters}`);
@@ -100,7 +104,10 @@ function redrivePermissions(ns: string, publishes: StreamName[]): string[] {
     `$JS.API.CONSUMER.MSG.NEXT.${deadLetters}.*`,
     `$JS.API.CONSUMER.DELETE.${deadLetters}.*`,
     ...Object.keys(streams).map((stream) => `$JS.API.CONSUMER.INFO.${streamName(stream)}.*`),
-    ...[...consumed].filter((type) => !publishes.includes(events[type as keyof typeof events].stream)).map((type) => `${ns}.${type}`),
+    ...[...consumed]
+      .filter((type) => !publishes.includes(events[type as EventType].stream))
+      .flatMap((type) => [...new Set(lanes.map((lane) => laneSubject(type as EventType, lane)))])
+      .map((subject) => `${ns}.${subject}`),
   ];
 }
 

@@ -5,8 +5,8 @@
  * service list and the services' configs say exists.
  */
 import type { PortKind, ServiceEntry } from '../launcher/services.js';
-import { callersOf, callsOf } from './calls.js';
 import { generatedHeader, indent, infrastructurePorts, metricsPort, otlpPorts, partOf, peers, privateRanges, serviceAccountName } from './settings.js';
+import { workloadCallers, workloadCalls, type Workload } from './workloads.js';
 
 /**
  * Services that talk to the internet beyond the platform, and why: only on
@@ -18,20 +18,21 @@ export const internetClients: Record<string, string> = {
   webhooks: "delivers events to partners' HTTPS endpoints",
 };
 
-export function pdb(entry: ServiceEntry): string {
-  return `# Voluntary disruptions (node drains, upgrades) take at most one pod of ${entry.name} at a time.
+export function pdb(workload: Workload): string {
+  const { name } = workload;
+  return `# Voluntary disruptions (node drains, upgrades) take at most one pod of ${name} at a time.
 apiVersion: policy/v1
 kind: PodDisruptionBudget
 metadata:
-  name: ${entry.name}
+  name: ${name}
   labels:
-    app.kubernetes.io/name: ${entry.name}
+    app.kubernetes.io/name: ${name}
     app.kubernetes.io/part-of: ${partOf}
 spec:
   maxUnavailable: 1
   selector:
     matchLabels:
-      app.kubernetes.io/name: ${entry.name}`;
+      app.kubernetes.io/name: ${name}`;
 }
 
 const tcp = (ports: number[]) => ports.map((port) => `- protocol: TCP\n  port: ${port}`).join('\n');
@@ -41,12 +42,15 @@ const rule = (comment: string, peersYaml: string | undefined, ports: number[], d
 
 const internet = `- ipBlock:\n    cidr: 0.0.0.0/0\n    except:\n${privateRanges.map((range) => `      - ${range}`).join('\n')}`;
 
-function ingressRules(entry: ServiceEntry, list: readonly ServiceEntry[]): string[] {
+function ingressRules(workload: Workload, list: readonly ServiceEntry[]): string[] {
+  const { entry } = workload;
   const rules: string[] = [];
   const byPort = new Map<PortKind, string[]>();
-  for (const { caller, port } of callersOf(entry, list)) byPort.set(port, [...(byPort.get(port) ?? []), caller.name]);
+  for (const { caller, port } of workloadCallers(workload, list)) byPort.set(port, [...(byPort.get(port) ?? []), caller.name]);
   for (const [port, callers] of byPort) rules.push(rule(`${callers.join(', ')} call its ${port} port`, podsNamed(callers), [entry.ports[port]!], 'from'));
-  for (const kind of entry.public ?? []) {
+  // Public listeners stay the service's: the Ingress and a real SM-DP+ reach its live pods only (test orders use the
+  // simulator, which reports ES2+ progress to the service's own address too).
+  for (const kind of workload.lane === 'test' ? [] : (entry.public ?? [])) {
     const port = entry.ports[kind]!;
     if (kind === 'admin') {
       rules.push(rule('the admin API: only from namespaces an operator labelled for it (never the Ingress)', `- namespaceSelector:\n    matchLabels:\n      ${peers.adminAccessLabel}: "true"`, [port], 'from'));
@@ -59,35 +63,42 @@ function ingressRules(entry: ServiceEntry, list: readonly ServiceEntry[]): strin
   return rules;
 }
 
-function egressRules(entry: ServiceEntry, list: readonly ServiceEntry[]): string[] {
+function egressRules(workload: Workload, list: readonly ServiceEntry[]): string[] {
+  const { entry } = workload;
   const rules: string[] = [];
-  const calls = callsOf(entry, list);
-  for (const call of calls) rules.push(rule(`calls ${call.target.name}`, podsNamed([call.target.name]), [call.target.ports[call.port]!], 'to'));
+  const calls = workloadCalls(workload, list);
+  for (const call of calls) rules.push(rule(`calls ${call.target.name}`, podsNamed([call.target.name]), [call.target.entry.ports[call.port]!], 'to'));
   const infra = entry.needs.flatMap((need) => infrastructurePorts[need]);
   if (infra.length > 0) rules.push(rule(`${entry.needs.join(', ')}, wherever they run`, undefined, infra, 'to'));
-  const thirdParty = calls.some((call) => call.target.url !== undefined);
+  const thirdParty = calls.some((call) => call.target.entry.url !== undefined);
   const why = internetClients[entry.name] ?? (thirdParty ? 'the real upstream its simulator stands in for' : undefined);
   if (why) rules.push(rule(`the internet on 443 only: ${why}`, internet, [443], 'to'));
   return rules;
 }
 
-/** The service's own policy: who may reach which of its ports, and what it may reach. */
-export function networkPolicy(entry: ServiceEntry, list: readonly ServiceEntry[]): string {
-  const egress = egressRules(entry, list);
+/**
+ * The workload's own policy: who may reach which of its ports, and what it
+ * may reach. A test replica's mirrors its service's, with the replicas in
+ * place of the replicated services (workloads.ts), so test traffic stays on
+ * test pods and gains no path the live service does not have.
+ */
+export function networkPolicy(workload: Workload, list: readonly ServiceEntry[]): string {
+  const { name } = workload;
+  const egress = egressRules(workload, list);
   return `apiVersion: networking.k8s.io/v1
 kind: NetworkPolicy
 metadata:
-  name: ${entry.name}
+  name: ${name}
   labels:
-    app.kubernetes.io/name: ${entry.name}
+    app.kubernetes.io/name: ${name}
     app.kubernetes.io/part-of: ${partOf}
 spec:
   podSelector:
     matchLabels:
-      app.kubernetes.io/name: ${entry.name}
+      app.kubernetes.io/name: ${name}
   policyTypes: ["Ingress", "Egress"]
   ingress:
-${indent(ingressRules(entry, list).join('\n'), 4)}
+${indent(ingressRules(workload, list).join('\n'), 4)}
 ${egress.length > 0 ? `  egress:\n${indent(egress.join('\n'), 4)}` : '  # It dials nothing.\n  egress: []'}`;
 }
 

@@ -10,8 +10,14 @@ import { envFile } from './base.js';
 import { containerSecurity, deploymentEnvIndex, envList, labels, podSecurity, resourcesYaml, writableMounts, writableVolumes } from './kubernetes.js';
 import { migrationResources } from './resources.js';
 import { constantCase, generatedHeader, imageName, indent, infrastructurePorts, namespaceName, partOf, secretDoc, secretKeysOf, secretName } from './settings.js';
+import { workloadsOf, type Workload } from './workloads.js';
 
-/** Services the HPA scales on CPU, with their ceiling: the request path (gateway, orders, wallet) and webhook delivery. */
+/**
+ * Services the HPA scales on CPU, with their ceiling: the request path
+ * (gateway, orders, wallet) and webhook delivery. Their test-mode replicas
+ * are not scaled: one pod under a CPU cap is test mode's whole capacity
+ * (workloads.ts), so test load can never claim nodes live orders need.
+ */
 export const autoscaled: Record<string, { maxReplicas: number }> = {
   gateway: { maxReplicas: 10 },
   orders: { maxReplicas: 6 },
@@ -92,8 +98,11 @@ export const smdpSecretName = 'esim-smdp';
 export const serviceDatabaseKey = (entry: ServiceEntry) => `${constantCase(entry.name)}_DATABASE_URL`;
 
 const withPostgres = (list: readonly ServiceEntry[]) => list.filter((entry) => entry.needs.includes('postgres'));
-const nameRegex = (entries: readonly ServiceEntry[] | string[]) =>
-  `^(${entries.map((entry) => (typeof entry === 'string' ? entry : entry.name)).join('|')})$`;
+const nameRegex = (named: ReadonlyArray<{ name: string }>) => `^(${named.map((item) => item.name).join('|')})$`;
+/** The workloads (a service and its test-mode replica) whose service needs `need`: both connect the same way. */
+const workloadsNeeding = (list: readonly ServiceEntry[], need: ServiceEntry['needs'][number]) => workloadsOf(list).filter((workload) => workload.entry.needs.includes(need));
+/** The Deployments running a service's code: its own and, if test mode replicates it, `<service>-test`. */
+const runnersOf = (service: string, list: readonly ServiceEntry[]) => workloadsOf(list).filter((workload) => workload.entry.name === service);
 
 function migrationJob(entry: ServiceEntry): string {
   const name = `${entry.name}-migrate`;
@@ -246,21 +255,22 @@ ${indent(paths.join('\n'), 10)}
 
 function patches(list: readonly ServiceEntry[]): string {
   const scaled = list.filter((entry) => autoscaled[entry.name]);
-  const natsUsers = list.filter((entry) => entry.needs.includes('nats'));
-  const redisUsers = list.filter((entry) => entry.needs.includes('redis'));
-  const ownRole = withPostgres(list).map((entry) => {
-    const index = deploymentEnvIndex(entry, 'DATABASE_URL');
-    if (index < 0) throw new Error(`${entry.name} needs postgres but its Deployment has no DATABASE_URL`);
+  const natsUsers = workloadsNeeding(list, 'nats');
+  const redisUsers = workloadsNeeding(list, 'redis');
+  // A test replica connects as its service's role (its env list is longer, so it gets its own index).
+  const ownRole = workloadsNeeding(list, 'postgres').map((workload: Workload) => {
+    const index = deploymentEnvIndex(workload, list, 'DATABASE_URL');
+    if (index < 0) throw new Error(`${workload.name} needs postgres but its Deployment has no DATABASE_URL`);
     return `  - target:
       kind: Deployment
-      name: "^(${entry.name})$"
+      name: "^(${workload.name})$"
     patch: |-
       - op: test
         path: /spec/template/spec/containers/0/env/${index}/name
         value: DATABASE_URL
       - op: replace
         path: /spec/template/spec/containers/0/env/${index}/valueFrom/secretKeyRef/key
-        value: ${serviceDatabaseKey(entry)}`;
+        value: ${serviceDatabaseKey(workload.entry)}`;
   });
   return `patches:
   # No two pods of a service on one node (the base only prefers it); zones stay a preference.
@@ -271,7 +281,7 @@ function patches(list: readonly ServiceEntry[]): string {
       - op: replace
         path: /spec/template/spec/topologySpreadConstraints/1/whenUnsatisfiable
         value: DoNotSchedule
-  # The HPA owns these replica counts.
+  # The HPA owns these replica counts (test-mode replicas keep their one pod).
   - target:
       kind: Deployment
       name: "${nameRegex(scaled)}"
@@ -314,9 +324,10 @@ ${ownRole.join('\n')}
               key: REDIS_PASSWORD
   # The real SM-DP+ and connectivity provider (contract §8): their URLs and requester id from the Secret
   # (they override the base's simulator addresses), the ES2+ certificates as files from the ${smdpSecretName} Secret.
+  # Its test replica too: the same config refuses to start in production without them.
   - target:
       kind: Deployment
-      name: "^(provisioning)$"
+      name: "${nameRegex(runnersOf('provisioning', list))}"
     patch: |-
 ${smdpSecretKeys
   .map(
@@ -379,16 +390,19 @@ export function productionSecretKeys(list: readonly ServiceEntry[]): Map<string,
   const readers = new Map<string, string[]>();
   const add = (key: string, name: string) => readers.set(key, [...(readers.get(key) ?? []), name]);
   for (const entry of list) {
+    // A test-mode replica reads what its service reads.
+    const runners = runnersOf(entry.name, list).map((workload) => workload.name);
+    const addAll = (key: string) => runners.forEach((name) => add(key, name));
     for (const key of secretKeysOf(entry)) {
-      if (key !== 'DATABASE_URL') add(key, entry.name);
+      if (key !== 'DATABASE_URL') addAll(key);
     }
     if (entry.needs.includes('postgres')) {
       add('MIGRATION_DATABASE_URL', `${entry.name}-migrate`);
-      add(serviceDatabaseKey(entry), entry.name);
+      addAll(serviceDatabaseKey(entry));
       add(serviceDatabaseKey(entry), `${entry.name}-migrate`);
     }
-    if (entry.needs.includes('redis')) add('REDIS_PASSWORD', entry.name);
-    if (entry.name === 'provisioning') for (const key of smdpSecretKeys) add(key, entry.name);
+    if (entry.needs.includes('redis')) addAll('REDIS_PASSWORD');
+    if (entry.name === 'provisioning') for (const key of smdpSecretKeys) addAll(key);
   }
   return readers;
 }

@@ -9,6 +9,7 @@
  * one, and test/deploy-k8s.test.ts fails until it is measured and added.
  */
 import type { ServiceEntry } from '../launcher/services.js';
+import type { Workload } from './workloads.js';
 
 /** Peak RSS in MiB over the soak of 2026-11-23 (docs/benchmarks.md). */
 export const measuredPeakRssMiB: Record<string, number> = {
@@ -46,6 +47,26 @@ export function resourcesOf(entry: ServiceEntry): PodResources {
   return {
     requests: { cpu: cpuRequest[entry.name] ?? '100m', memory: `${memory}Mi` },
     limits: { cpu: '1', memory: `${memoryLimitMiB}Mi` },
+  };
+}
+
+/**
+ * Test mode's replicas (workloads.ts) run the same code, so they hold the
+ * same working set: the same memory. CPU is what test load could take from
+ * live orders on a shared node, so a replica requests little and is capped
+ * at half the live limit: under a burst of test orders it is throttled at
+ * the cap instead of growing into what the node's live pods use. Compose
+ * applies the same cap (`cpus`).
+ */
+export const testReplicaCpu = { requestMillicores: 50, limitMillicores: 500 } as const;
+
+/** What one pod of a workload asks for: its service's sizing, with test mode's CPU cap on a replica. */
+export function workloadResources(workload: Workload): PodResources {
+  const own = resourcesOf(workload.entry);
+  if (workload.lane !== 'test') return own;
+  return {
+    requests: { cpu: `${testReplicaCpu.requestMillicores}m`, memory: own.requests.memory },
+    limits: { cpu: `${testReplicaCpu.limitMillicores}m`, memory: own.limits.memory },
   };
 }
 
