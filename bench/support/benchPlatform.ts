@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { startPlatform, type Platform } from '../../scripts/launcher/platform.js';
-import { freePorts } from '../../scripts/launcher/services.js';
+import { freePorts, type TestModeReplicas } from '../../scripts/launcher/services.js';
 import { repoRoot, type LaunchMode } from '../../scripts/launcher/supervisor.js';
 import { cleanUp } from '../../test/e2e/support/cleanUp.js';
 
@@ -37,6 +37,8 @@ export const log = (line: string) => process.stderr.write(`${line}\n`);
 export interface BenchPlatformOptions {
   /** Compiled dist/ (default: what the image runs; call `buildCompiled` first) or sources through tsx. */
   mode?: LaunchMode;
+  /** Test mode's own replicas, as `npm start` runs them (scripts/launcher/services.ts); off unless asked for. */
+  testModeReplicas?: TestModeReplicas;
 }
 
 export async function startBenchPlatform(extraEnv: Record<string, string> = {}, options: BenchPlatformOptions = {}): Promise<BenchPlatform> {
@@ -97,6 +99,7 @@ export async function startBenchPlatform(extraEnv: Record<string, string> = {}, 
       // Production's provisioning sells only from real upstreams over ES2+ mutual TLS (#25) and refuses the simulator
       // every benchmark provisions from; it alone runs as development, so the other services keep production's settings.
       serviceEnv: env.NODE_ENV === 'production' ? { provisioning: { NODE_ENV: 'development' } } : {},
+      testModeReplicas: options.testModeReplicas,
     });
   } catch (error) {
     await cleanUp({ databaseUrl, namespace, redisUrl, natsUrl });
