@@ -3,32 +3,26 @@
 // while the live processes of wallet, orders, provisioning and webhooks are frozen, and a live order by the live ones
 // while the test replicas are frozen. Frozen with SIGSTOP: a process that takes any part of the other mode's work
 // stalls it and the test fails.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, control, platform, portalToken, until, withKey, withToken } from './support/client.js';
 import { planFor } from './support/esims.js';
 import { finalOrder, fundedPartner, orderBody } from './support/money.js';
+import { startReceiver, type WebhookReceiver } from './support/receiver.js';
 
 const sagaServices = ['wallet', 'orders', 'provisioning', 'webhooks'];
-const received: Array<{ path: string; type: string; orderId?: string }> = [];
-let server: Server;
-let receiverUrl = '';
+let receiver: WebhookReceiver;
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type: string; data?: { order?: { id?: string } } };
-      received.push({ path: req.url ?? '/', type: body.type, orderId: body.data?.order?.id });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  receiverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  receiver = await startReceiver();
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => receiver?.close());
+
+/** What arrived, with each body's event type and order id. */
+const received = () =>
+  receiver.received.map((r) => {
+    const body = JSON.parse(r.body) as { type: string; data?: { order?: { id?: string } } };
+    return { path: r.path, type: body.type, orderId: body.data?.order?.id };
+  });
 
 async function freeze(names: string[], signal: 'SIGSTOP' | 'SIGCONT') {
   for (const name of names) {
@@ -44,7 +38,7 @@ async function orderWhileFrozen(frozen: string[], key: string, planId: string, p
     const placed = await api('/partner/orders', { body: orderBody(planId), ...withKey(key) });
     expect(placed.status, placed.text).toBe(201);
     const order = await finalOrder(key, placed.body.id as string, 30_000);
-    const hook = await until(async () => received.find((r) => r.path === path && r.orderId === placed.body.id && r.type === 'provision.provisioned'), `provision.provisioned at ${path}`, 30_000);
+    const hook = await until(async () => received().find((r) => r.path === path && r.orderId === placed.body.id && r.type === 'provision.provisioned'), `provision.provisioned at ${path}`, 30_000);
     return { order, hook };
   } finally {
     await freeze(frozen, 'SIGCONT');
@@ -56,7 +50,7 @@ describe("test mode's own lane", () => {
     expect(Object.keys(platform.ports), 'the e2e platform runs test-mode replicas, as npm start does').toEqual(expect.arrayContaining(sagaServices.map((s) => `${s}-test`)));
     const partner = await fundedPartner(100_000);
     const token = await portalToken(partner.email, partner.password);
-    const patched = await api('/partner/me', { method: 'PATCH', body: { webhookUrl: `${receiverUrl}/live`, testWebhookUrl: `${receiverUrl}/test` }, ...withToken(token) });
+    const patched = await api('/partner/me', { method: 'PATCH', body: { webhookUrl: `${receiver.url}/live`, testWebhookUrl: `${receiver.url}/test` }, ...withToken(token) });
     expect(patched.status, patched.text).toBe(200);
     // Test events are signed with the test secret; until there is one, the test URL is no endpoint.
     expect((await api('/partner/me/test-webhook-secret', { method: 'POST', ...withToken(token) })).status).toBeLessThan(300);
@@ -72,8 +66,8 @@ describe("test mode's own lane", () => {
     expect(live.order).toMatchObject({ status: 'provisioned', livemode: true });
 
     // Each webhook went to its own mode's URL only; each wallet paid once.
-    expect(received.filter((r) => r.orderId === test.order.id).every((r) => r.path === '/test')).toBe(true);
-    expect(received.filter((r) => r.orderId === live.order.id).every((r) => r.path === '/live')).toBe(true);
+    expect(received().filter((r) => r.orderId === test.order.id).every((r) => r.path === '/test')).toBe(true);
+    expect(received().filter((r) => r.orderId === live.order.id).every((r) => r.path === '/live')).toBe(true);
     const testWallet = await api('/partner/wallet', withKey(testKey));
     expect(testWallet.body.balance).toBe(100_000 - (test.order.price as number));
     const liveWallet = await api('/partner/wallet', withKey(partner.apiKey));

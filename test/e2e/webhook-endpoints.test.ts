@@ -1,35 +1,20 @@
 // Protects §9 "Several endpoints per partner" through the gateway and the real services: the endpoints API for partners and operators with its errors, one delivery per endpoint naming it, a rotation's overlap verified by the Standard Webhooks library, recover and per-endpoint test, and the low-balance event.
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, api, expectInvalidField, expectProblem, onboardPartner, portalToken, until, withToken, type Onboarded } from './support/client.js';
+import { startReceiver, type ReceivedWebhook, type WebhookReceiver } from './support/receiver.js';
 import { fundedPartner, orderBody, placeOrderPatiently, planWithSku } from './support/money.js';
 
-interface Received {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-const received: Received[] = [];
-let server: Server;
+let receiver: WebhookReceiver;
 let receiverUrl = '';
+const received: ReceivedWebhook[] = [];
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      received.push({ path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  receiverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  receiver = await startReceiver(received);
+  receiverUrl = receiver.url;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => receiver?.close());
 
 const arrived = (path: string, type: string, count = 1) =>
   until(() => {

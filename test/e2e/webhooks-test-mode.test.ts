@@ -1,34 +1,19 @@
 // Protects test mode's webhooks (§14, §9) through the gateway and the real services: a test event reaches only the testWebhookUrl, signed with the test secret (both signatures) and livemode false, a live event only the webhookUrl; endpoints and delivery logs are per mode for partners and operators; the test-data wipe empties the test log and endpoints and leaves live ones; every endpoint change is e-mailed (#24).
 import { createHmac } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin, api, expectInvalidField, onboardPartner, portalToken, until, waitForMail, withToken, type Onboarded } from './support/client.js';
+import { startReceiver, type ReceivedWebhook, type WebhookReceiver } from './support/receiver.js';
 
-interface Received {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-const received: Received[] = [];
-let server: Server;
+let receiver: WebhookReceiver;
 let receiverUrl = '';
+const received: ReceivedWebhook[] = [];
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      received.push({ path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  receiverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  receiver = await startReceiver(received);
+  receiverUrl = receiver.url;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => receiver?.close());
 
 const on = (path: string) => received.filter((r) => r.path === path);
 const withEventId = (eventId: string) => received.filter((r) => r.headers['webhook-id'] === eventId);
