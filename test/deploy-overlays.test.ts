@@ -5,7 +5,8 @@ import { commonEnv, natsServerList } from '@esim/config';
 import { parse } from 'yaml';
 import { Deployment, type IDeployment } from 'kubernetes-models/apps/v1/Deployment';
 import { services as serviceList, testModeServices, testReplicaName } from '../scripts/launcher/services.js';
-import { autoscaled, productionSecretKeys, publicPaths } from '../scripts/deploy/production.js';
+import { autoscaled, publicPaths } from '../scripts/deploy/production.js';
+import { productionSecretKeys } from '../scripts/deploy/productionSecrets.js';
 import { infrastructurePorts, metricsPort, peers, privateRanges } from '../scripts/deploy/settings.js';
 import { containersOf, kindOf, kinds, named, ofKind, onPath, overlays, parseDocuments, readText, render, selects, unknownKeys, type Json } from './support/deployFiles.js';
 

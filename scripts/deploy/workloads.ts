@@ -35,6 +35,9 @@ export function workloadsOf(list: readonly ServiceEntry[]): Workload[] {
   );
 }
 
+/** The Deployments running a service's code: its own and, if test mode replicates it, `<service>-test`. */
+export const runnersOf = (service: string, list: readonly ServiceEntry[]) => workloadsOf(list).filter((workload) => workload.entry.name === service);
+
 /** The workload a name stands for (a service's own name or its replica's). */
 export function workloadNamed(name: string, list: readonly ServiceEntry[]): Workload | undefined {
   return workloadsOf(list).find((workload) => workload.name === name);
