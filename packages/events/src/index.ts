@@ -1,6 +1,6 @@
 export { events, streams, partnerOrderView, partnerEsimView, partnerBundleView, ledgerEntryView, webhookEndpointView, partnerNotification, type PartnerNotification, type EventEnvelope, type EventData, type EventType, type StreamName } from './contracts.js';
 export { namespace, type Namespace } from './namespace.js';
-export { lanes, laneOf, laneSubject, laneDurable, consumedLanes, isLaned, parseLanes, type Lane } from './lanes.js';
+export { lanes, servedLanes, laneOf, laneSubject, laneDurable, consumedLanes, isLaned, parseLanes, type Lane } from './lanes.js';
 export { onEveryReplica } from './everyReplica.js';
 export { connectNats, ensureStreams, natsConnectOptions, type NatsConnection, type NatsSecurity, type StreamOptions } from './nats.js';
 export { enqueueEvent, eventTablesRetention, publishEvent, pruneOutbox, pruneProcessedEvents, outboxRetentionDays, processedRetentionDays, startOutboxRelay, type OutboxRelay } from './outbox.js';

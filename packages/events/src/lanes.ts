@@ -30,6 +30,9 @@ const lanedBy: Partial<Record<EventType, 'partnerId'>> = {
   'partner.notification': 'partnerId',
 };
 
+/** The lanes named (each once, in `lanes` order); none named: both. What every lane-aware part serves. */
+export const servedLanes = (named: readonly Lane[] = lanes): Lane[] => lanes.filter((lane) => named.includes(lane));
+
 export const isLaned = (type: EventType): boolean => lanedBy[type] !== undefined;
 
 /** The lane of one event: test when its account is a test account; live otherwise, and for unlaned types. */

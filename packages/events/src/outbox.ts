@@ -7,7 +7,7 @@ import { listenFor, type Pool, type Queryable } from '@esim/postgres';
 import type { Logger } from '@esim/telemetry';
 import { events, type EventData, type EventEnvelope, type EventType } from './contracts.js';
 import type { Namespace } from './namespace.js';
-import { laneOf, laneSubject, lanes as allLanes, type Lane } from './lanes.js';
+import { laneOf, laneSubject, lanes as allLanes, servedLanes, type Lane } from './lanes.js';
 import { OutboxFloor } from './outboxFloor.js';
 
 /**
@@ -176,7 +176,7 @@ export function startOutboxRelay(options: {
   lanes?: readonly Lane[];
 }): OutboxRelay {
   const { pool, schema, nc, ns, logger } = options;
-  const served = allLanes.filter((lane) => (options.lanes ?? allLanes).includes(lane));
+  const served = servedLanes(options.lanes);
   if (served.length === 0) throw new RangeError('an outbox relay serves at least one lane');
   const pollMs = options.pollMs ?? 100;
   const idlePollMs = options.idlePollMs ?? 5_000;

@@ -1,4 +1,4 @@
-import { connectNats, consumedLanes, ensureStreams, eventTablesRetention, exactlyOnce, exactlyOnceBatch, laneDurable, namespace, startConsumer, startOutboxRelay, type NatsConnection } from '@esim/events';
+import { connectNats, consumedLanes, ensureStreams, eventTablesRetention, exactlyOnce, exactlyOnceBatch, laneDurable, namespace, servedLanes, startConsumer, startOutboxRelay, type NatsConnection } from '@esim/events';
 import { addService, platformAccess, startGrpcServer, testHarnessIdentity, type GrpcServer, type TlsFiles } from '@esim/grpc';
 import { createPool, type Pool } from '@esim/postgres';
 import { startHealthServer, type ReadinessCheck, type ShutdownStep } from '@esim/runtime';
@@ -124,7 +124,7 @@ export async function startService<C extends BaseConfig>(
         const once = pg && (spec as { exactlyOnce?: boolean }).exactlyOnce !== false;
         // One durable per lane this process serves (EVENT_LANES). The exactly-once record is keyed by the declared
         // durable in every lane, so an event is applied once whichever lane's durable delivers it.
-        for (const lane of consumedLanes(spec.type, config.EVENT_LANES ?? ['live', 'test'])) {
+        for (const lane of consumedLanes(spec.type, servedLanes(config.EVENT_LANES))) {
           const running = await startConsumer({
             nc,
             ns,

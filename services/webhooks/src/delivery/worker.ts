@@ -1,6 +1,6 @@
 import { context } from '@opentelemetry/api';
 import { suppressTracing } from '@opentelemetry/core';
-import { lanes, type Lane } from '@esim/events';
+import { servedLanes, type Lane } from '@esim/events';
 import { listenFor, type Pool } from '@esim/postgres';
 import type { Logger } from '@esim/telemetry';
 import type { ClaimedAttempt } from '../domain/delivery.js';
@@ -53,7 +53,7 @@ export function startDeliveryWorker(options: WorkerOptions): DeliveryWorker {
   let notified = false;
   const listener = listenFor(
     pool,
-    lanes.filter((lane) => (options.lanes ?? lanes).includes(lane)).map((lane) => deliveriesDueChannels[lane]),
+    servedLanes(options.lanes).map((lane) => deliveriesDueChannels[lane]),
     () => {
       notified = true;
       wake?.();

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { lanes as allLanes, type Lane } from '@esim/events';
+import { lanes as allLanes, servedLanes, type Lane } from '@esim/events';
 import { testAccountSqlPattern } from '@esim/ids';
 import { withTransaction, type Pool, type Queryable } from '@esim/postgres';
 import type { AttemptResult, ClaimedAttempt } from '../domain/delivery.js';
@@ -90,7 +90,7 @@ const claimLocks = (served: readonly Lane[]) =>
  */
 export function claimDueAttempts(pool: Pool, options: { limit: number; perPartner: number; leaseMs: number; lanes?: readonly Lane[] }): Promise<ClaimedAttempt[]> {
   if (options.limit <= 0) return Promise.resolve([]);
-  const served = allLanes.filter((lane) => (options.lanes ?? allLanes).includes(lane));
+  const served = servedLanes(options.lanes);
   return withTransaction(pool, async (db) => {
     // Claims are serialized over every replica (they take milliseconds), so two
     // replicas never both see a partner's free slots and exceed its limit.
@@ -140,8 +140,8 @@ export async function recordAttemptResult(db: Queryable, claimed: Pick<ClaimedAt
  * attempt, or its lease running out): 0 when one is claimable now, undefined
  * when none is pending. The partial index deliveries_claimable serves it.
  */
-export async function msUntilNextDue(db: Queryable, lanes: readonly Lane[] = allLanes): Promise<number | undefined> {
-  const served = allLanes.filter((lane) => lanes.includes(lane));
+export async function msUntilNextDue(db: Queryable, lanes?: readonly Lane[]): Promise<number | undefined> {
+  const served = servedLanes(lanes);
   // NULL when nothing is pending (GREATEST would turn that NULL into 0: clamped here instead).
   const { rows } = await db.query<{ ms: number | null }>(
     `SELECT (EXTRACT(EPOCH FROM min(GREATEST(next_attempt_at, COALESCE(locked_until, next_attempt_at))) - now()) * 1000)::float8 AS ms
