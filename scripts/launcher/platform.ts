@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { devTlsFiles } from '@esim/grpc';
 import { claimNamespace } from './instance.js';
-import { anyFreePort, claimPorts, portIsFree } from './ports.js';
+import { claimPorts, freePortOutside, portIsFree } from './ports.js';
 import { preflight } from './preflight.js';
 import { services as serviceList, serviceSpecs, testModeServices, testReplicaName, type PortKind, type Ports, type ServiceSpec, type TestModeReplicas } from './services.js';
 import { repoRoot, startService, stopService, waitUntilReady, type LaunchMode, type Running } from './supervisor.js';
@@ -74,13 +74,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     const inUse = new Set(Object.values(ports).flatMap((own) => Object.values(own)));
     for (const service of testModeServices) {
       const own: Partial<Record<PortKind, number>> = {};
-      for (const kind of Object.keys(ports[service] ?? {}) as PortKind[]) {
-        let chosen: number;
-        do chosen = await anyFreePort();
-        while (inUse.has(chosen));
-        inUse.add(chosen);
-        own[kind] = chosen;
-      }
+      for (const kind of Object.keys(ports[service] ?? {}) as PortKind[]) own[kind] = await freePortOutside(inUse);
       ports[testReplicaName(service)] = own;
     }
   }
@@ -154,10 +148,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
         if (publicPorts.get(name)?.has(kind)) continue;
         if (!addressInUse && (await portIsFree(port))) continue;
         if (addressInUse && !(running.lastError() ?? '').includes(`:${port}`) && (await portIsFree(port))) continue;
-        let chosen: number;
-        do chosen = await anyFreePort();
-        while (inUse.has(chosen));
-        inUse.add(chosen);
+        const chosen = await freePortOutside(inUse);
         ports[name] = { ...ports[name], [kind]: chosen };
         movedNow.push(`${name} ${kind} ${port} → ${chosen}`);
       }

@@ -29,6 +29,15 @@ export function anyFreePort(): Promise<number> {
   });
 }
 
+/** A free port not in `taken`, which it joins: ports handed out together are never handed out twice. */
+export async function freePortOutside(taken: Set<number>): Promise<number> {
+  let chosen: number;
+  do chosen = await anyFreePort();
+  while (taken.has(chosen));
+  taken.add(chosen);
+  return chosen;
+}
+
 /** Socket inodes listening on `port`, from /proc/net/tcp and tcp6 (Linux; empty elsewhere). */
 function listeningInodes(port: number): Set<string> {
   const inodes = new Set<string>();
@@ -116,8 +125,7 @@ export async function claimPorts(ports: Ports, movable: (service: string, kind: 
         if (!movable(entry.name, kind)) {
           throw new PortTaken(`Port ${port} (${entry.name} ${kind}) is in use by ${portHolder(port)}; stop it or choose another port.`);
         }
-        do chosen = await anyFreePort();
-        while (taken.has(chosen));
+        chosen = await freePortOutside(taken);
         moved.push(`${entry.name} ${kind} ${port} → ${chosen}`);
       }
       taken.add(chosen);
