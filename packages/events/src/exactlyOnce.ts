@@ -15,13 +15,14 @@ export function exactlyOnce<T extends EventType>(
 ): (event: EventEnvelope<T>) => Promise<void> {
   return (event) =>
     withTransaction(pool, async (db) => {
-      const claimed = await db.query(`INSERT INTO ${schema}.processed_events (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
-        consumer,
-        event.id,
-      ]);
-      if (claimed.rowCount === 0) return;
-      await handle(event, db);
+      if (await recordEvent(db, schema, consumer, event.id)) await handle(event, db);
     });
+}
+
+/** Records `eventId` as processed by `consumer` in the caller's transaction; false when it already was (skip the effect). */
+async function recordEvent(db: PoolClient, schema: string, consumer: string, eventId: string): Promise<boolean> {
+  const claimed = await db.query(`INSERT INTO ${schema}.processed_events (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [consumer, eventId]);
+  return claimed.rowCount === 1;
 }
 
 /** Another delivery of the same event is being handled (an ack wait expired meanwhile): this one is retried later. */
@@ -63,9 +64,7 @@ export function exactlyOnceAroundCall<T extends EventType, R>(
         if ((seen.rowCount ?? 0) > 0) return;
         const result = await steps.call(event);
         await withTransaction(pool, async (db) => {
-          const claimed = await db.query(`INSERT INTO ${schema}.processed_events (consumer, event_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [consumer, event.id]);
-          if (claimed.rowCount === 0) return;
-          await steps.record(event, result, db);
+          if (await recordEvent(db, schema, consumer, event.id)) await steps.record(event, result, db);
         });
       } finally {
         // The lock goes with the session: a connection that cannot say unlock is not handed to anyone else.
