@@ -36,9 +36,9 @@ describe('the launcher', () => {
     expect(envOf({ SUPPLIER_CALLBACK_SECRET: 'a-secret-of-the-operator' }, 'gateway').SUPPLIER_CALLBACK_SECRET).toBe('a-secret-of-the-operator');
   });
 
-  it('when test-mode replicas are on (the default), then each saga service has a niced test-lane replica the gateway sends test accounts to, and the services themselves serve live only', () => {
+  it('when test-mode replicas are on (the default), then each saga service has a niced, CPU-budgeted test-lane replica the gateway sends test accounts to, and the services themselves serve live only', () => {
     const { ports, testModeReplicas } = launcherConfig({});
-    expect(testModeReplicas).toEqual({ nice: 19 });
+    expect(testModeReplicas).toEqual({ nice: 19, cpu: 0.25 });
     const withReplicas: Ports = { ...ports };
     testModeServices.forEach((service, i) => (withReplicas[testReplicaName(service)] = { grpc: 60_000 + i, health: 61_000 + i, ...(service === 'provisioning' ? { es2: 62_000 } : {}) }));
     const specs = new Map(serviceSpecs(withReplicas, {}, testModeReplicas).map((spec) => [spec.name, spec]));
@@ -48,12 +48,23 @@ describe('the launcher', () => {
     for (const service of testModeServices) {
       expect(specs.get(service)!.env.EVENT_LANES, service).toBe('live');
       const replica = specs.get(testReplicaName(service))!;
-      expect(replica).toMatchObject({ service, nice: 19, env: { EVENT_LANES: 'test', WALLET_ADDR: '127.0.0.1:60000', PROVISIONING_ADDR: '127.0.0.1:60002' } });
+      expect(replica).toMatchObject({ service, nice: 19, budgeted: true, env: { EVENT_LANES: 'test', WALLET_ADDR: '127.0.0.1:60000', PROVISIONING_ADDR: '127.0.0.1:60002' } });
+      expect(specs.get(service)!.budgeted, `${service} (live) is not held to test mode's budget`).toBeUndefined();
     }
     expect(specs.get('provisioning-test')!.env.ES2_NOTIFY_PORT).toBe('62000');
     expect(specs.get('catalog')!.env.EVENT_LANES).toBeUndefined();
     expect(specs.get('supplier-sim')!.nice, "the simulator, test mode's upstream").toBe(19);
     expect(specs.get('orders')!.nice).toBeUndefined();
+    expect(specs.get('supplier-sim')!.budgeted, 'the simulator also stands in for live upstreams in development').toBeUndefined();
+  });
+
+  it('when TEST_MODE_CPU is set, then the replicas share that many cores; off leaves them to nice alone; anything else is refused, naming it', () => {
+    expect(launcherConfig({ TEST_MODE_CPU: '1.5' }).testModeReplicas).toEqual({ nice: 19, cpu: 1.5 });
+    const { ports, testModeReplicas } = launcherConfig({ TEST_MODE_CPU: 'off' });
+    expect(testModeReplicas).toEqual({ nice: 19 });
+    expect(serviceSpecs({ ...ports, ...Object.fromEntries(testModeServices.map((s, i) => [testReplicaName(s), { grpc: 60_000 + i, health: 61_000 + i }])) }, {}, testModeReplicas).some((spec) => spec.budgeted)).toBe(false);
+    expect(() => launcherConfig({ TEST_MODE_CPU: '0' })).toThrow(/TEST_MODE_CPU/);
+    expect(() => launcherConfig({ TEST_MODE_CPU: 'lots' })).toThrow(/TEST_MODE_CPU/);
   });
 
   it('when TEST_MODE_REPLICAS=off, then one process per service serves both modes', () => {

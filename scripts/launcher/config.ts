@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { commonEnv, loadConfig } from '@esim/config';
-import { defaultPorts, defaultTestModeNice, type Ports } from './services.js';
+import { defaultPorts, defaultTestModeCpu, defaultTestModeNice, type Ports } from './services.js';
 
 const schema = z.object({
   DATABASE_URL: commonEnv.DATABASE_URL,
@@ -23,6 +23,10 @@ const schema = z.object({
   TEST_MODE_REPLICAS: z.enum(['on', 'off']).default('on'),
   /** Their `nice` (0 – 19). */
   TEST_MODE_NICE: z.coerce.number().int().min(0).max(19).default(defaultTestModeNice),
+  /** The CPU they may use together, in cores (a control group's quota, ./cpuBudget.ts); `off`: `nice` alone. */
+  TEST_MODE_CPU: z
+    .union([z.literal('off'), z.coerce.number().gt(0, 'must be more than 0 cores, or off').max(256)])
+    .default(defaultTestModeCpu),
   SMTP_URL: z.string().optional(),
   ADMIN_TOKEN: z.string().optional(),
 });
@@ -41,6 +45,7 @@ export function launcherConfig(env: NodeJS.ProcessEnv = process.env) {
     'supplier-sim': { ...defaultPorts['supplier-sim'], http: config.SUPPLIER_SIM_PORT },
     provisioning: { ...defaultPorts.provisioning, es2: config.ES2_NOTIFY_PORT },
   };
-  const testModeReplicas = config.TEST_MODE_REPLICAS === 'on' ? { nice: config.TEST_MODE_NICE } : undefined;
+  const testModeReplicas =
+    config.TEST_MODE_REPLICAS === 'on' ? { nice: config.TEST_MODE_NICE, ...(config.TEST_MODE_CPU === 'off' ? {} : { cpu: config.TEST_MODE_CPU }) } : undefined;
   return { config, ports, testModeReplicas, env: { ...env, DATABASE_URL: config.DATABASE_URL, REDIS_URL: config.REDIS_URL, NATS_URL: config.NATS_URL } };
 }

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { devTlsFiles } from '@esim/grpc';
+import { openCpuBudget, type CpuBudget } from './cpuBudget.js';
 import { claimNamespace } from './instance.js';
 import { claimPorts, freePortOutside, portIsFree } from './ports.js';
 import { preflight } from './preflight.js';
@@ -26,7 +27,7 @@ export interface PlatformOptions {
   beforeLaunch?: (ports: Ports) => Promise<void> | void;
   /** Settings of one service only, over `env` (the benchmarks run provisioning against the simulator, which production refuses). */
   serviceEnv?: Record<string, Record<string, string>>;
-  /** Test mode's own replicas (services.ts `testModeServices`), at a lower priority; off unless asked for. */
+  /** Test mode's own replicas (services.ts `testModeServices`), at a lower priority and within their CPU budget; off unless asked for. */
   testModeReplicas?: TestModeReplicas;
 }
 
@@ -99,6 +100,12 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   };
   specify();
   const services = new Map<string, Running>();
+  let budget: CpuBudget | undefined;
+  if (options.testModeReplicas?.cpu) {
+    const opened = openCpuBudget(options.testModeReplicas.cpu);
+    if ('budget' in opened) budget = opened.budget;
+    else echo(`Test mode's replicas run without their CPU budget of ${options.testModeReplicas.cpu} cores (${opened.unavailable}); only their lower priority keeps them from live work.`);
+  }
   const timeoutMs = options.readyTimeoutMs ?? 90_000;
   // Processes the launcher itself stopped: their exit is expected.
   const stopping = new Set<Running>();
@@ -112,6 +119,13 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
     const running = startService(specs.get(name)!, options.env, logDir, echo, options.mode);
     services.set(name, running);
     await waitUntilReady(running, timeoutMs);
+    if (budget && running.spec.budgeted && running.child.pid !== undefined) {
+      try {
+        budget.join(running.child.pid);
+      } catch (error) {
+        echo(`[${name}] could not join test mode's CPU budget: ${(error as Error).message}`);
+      }
+    }
     void running.exited.then((code) => {
       if (stopping.has(running)) return;
       if (starting) diedWhileStarting ??= `${name} exited with code ${code} after it was ready; see ${join(logDir, `${name}.log`)}`;
@@ -129,6 +143,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   };
   const stop = async () => {
     await stopServices();
+    budget?.close();
     release();
   };
 
@@ -172,6 +187,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       const movedNow = attempt < 4 ? await movePortsLost() : [];
       await stopServices();
       if (movedNow.length === 0) {
+        budget?.close();
         release();
         throw error;
       }

@@ -132,6 +132,8 @@ export interface ServiceSpec {
   readyUrl: string;
   /** Scheduling priority (`nice`, 0 – 19): a test-mode replica yields the CPU to live work. */
   nice?: number;
+  /** Joins test mode's CPU budget (TestModeReplicas `cpu`, ./cpuBudget.ts) once it is ready: it boots at full speed, then serves within the budget. */
+  budgeted?: boolean;
 }
 
 /** Upstream URLs an operator may point elsewhere (a real SM-DP+, a real provider): their value in the launcher's environment wins. */
@@ -152,7 +154,21 @@ export const testReplicaName = (service: string) => `${service}-test`;
 export interface TestModeReplicas {
   /** Their `nice` (default `defaultTestModeNice`). */
   nice?: number;
+  /**
+   * The CPU all of them together may use, in cores (a Linux control group's
+   * quota, ./cpuBudget.ts; what a Kubernetes CPU limit is); none: `nice` alone.
+   */
+  cpu?: number;
 }
+
+/**
+ * A quarter of one core for test mode's four replicas together, under `npm
+ * start`: beside a saturated test key it let ~6 test orders a second
+ * through (15–20 without it) and kept live p50 within a few ms of quiet,
+ * while one order at a time runs unthrottled (docs/decisions.md, "Test
+ * mode's CPU budget").
+ */
+export const defaultTestModeCpu = 0.25;
 
 /**
  * The lowest priority `nice` offers: under contention a nice-19 process gets
@@ -200,6 +216,7 @@ function withTestModeReplicas(specs: ServiceSpec[], ports: Ports, testMode: Test
       env: { ...base.env, ...portEnv(own), ...testAddresses, EVENT_LANES: 'test' },
       readyUrl: `http://127.0.0.1:${readinessPort(entry, own)}/readyz`,
       nice: testMode.nice ?? defaultTestModeNice,
+      ...(testMode.cpu ? { budgeted: true } : {}),
     };
   });
   // Before the gateway, which starts last.

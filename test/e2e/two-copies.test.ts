@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launcherConfig } from '../../scripts/launcher/config.js';
 import { startPlatform, type Platform } from '../../scripts/launcher/platform.js';
 import { runningInstance } from '../../scripts/launcher/instance.js';
 import { anyFreePort } from '../../scripts/launcher/ports.js';
@@ -63,8 +64,8 @@ beforeAll(async () => {
     logDir: join(workDir, 'logs'),
     echo: () => {},
     readyTimeoutMs: 170_000,
-    // As npm start runs it (and the first copy): test mode's own replicas too.
-    testModeReplicas: {},
+    // As npm start runs it (and the first copy): test mode's own replicas too, within their CPU budget.
+    testModeReplicas: launcherConfig({ TEST_MODE_CPU: process.env.TEST_MODE_CPU }).testModeReplicas,
   });
 }, 360_000);
 

@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
+import { launcherConfig } from '../../../scripts/launcher/config.js';
 import { startPlatform, type Platform } from '../../../scripts/launcher/platform.js';
 import { addressEnv, freePorts, portEnv, readinessPort, services } from '../../../scripts/launcher/services.js';
 import { startSuiteNats } from './natsServer.js';
@@ -123,8 +124,8 @@ export default async function setup(project: TestProject) {
     // Eight services booting through tsx at once on a loaded, shared 2-core machine take minutes, not the launcher's 90 s.
     // E2E_READY_TIMEOUT_MS overrides it (milliseconds).
     readyTimeoutMs: Number(process.env.E2E_READY_TIMEOUT_MS) || 420_000,
-    // As `npm start` runs it: test mode on replicas of its own (EVENT_LANES=test), so every test-mode file crosses the lanes.
-    testModeReplicas: {},
+    // As `npm start` runs it: test mode on replicas of its own (EVENT_LANES=test) within its CPU budget, so every test-mode file crosses the lanes.
+    testModeReplicas: launcherConfig({ TEST_MODE_CPU: process.env.TEST_MODE_CPU }).testModeReplicas,
   });
   // The launcher moves an internal port another process took meanwhile; these are the ones in use.
   const ports = platform.ports;
