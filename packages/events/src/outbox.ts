@@ -3,7 +3,7 @@ import { headers as natsHeaders, type NatsConnection } from '@nats-io/nats-core'
 import { jetstream } from '@nats-io/jetstream';
 import type pg from 'pg';
 import { newId } from '@esim/ids';
-import { listenFor, type Pool, type Queryable } from '@esim/postgres';
+import { listenFor, notifyAfterCommit, type Pool, type Queryable } from '@esim/postgres';
 import type { Logger } from '@esim/telemetry';
 import { events, type EventData, type EventEnvelope, type EventType } from './contracts.js';
 import type { Namespace } from './namespace.js';
@@ -33,12 +33,14 @@ export async function enqueueEvent<T extends EventType>(db: Queryable, schema: s
   const carrier: Record<string, string> = {};
   propagation.inject(context.active(), carrier);
   const lane = laneOf(type, envelope.data);
-  // NOTIFY is transactional: the relay hears it when (and only if) the caller's transaction commits. Each lane's relay hears its own lane.
-  await db.query(
-    `WITH inserted AS (INSERT INTO ${schema}.outbox (id, subject, payload, headers) VALUES ($1, $2, $3, $4) RETURNING 1)
-     SELECT pg_notify($5, '') FROM inserted`,
-    [envelope.id, laneSubject(type, lane), JSON.stringify(envelope), JSON.stringify(carrier), outboxChannel(schema, lane)],
-  );
+  await db.query(`INSERT INTO ${schema}.outbox (id, subject, payload, headers) VALUES ($1, $2, $3, $4)`, [
+    envelope.id,
+    laneSubject(type, lane),
+    JSON.stringify(envelope),
+    JSON.stringify(carrier),
+  ]);
+  // The relay hears it once (and only if) the caller's transaction commits, each lane's relay its own lane's.
+  await notifyAfterCommit(db, outboxChannel(schema, lane));
   return envelope.id;
 }
 

@@ -1,5 +1,6 @@
 import { metrics } from '@opentelemetry/api';
 import pg from 'pg';
+import { collectNotifications, flushNotifications } from './notify.js';
 
 // int8 (bigint) columns hold money in minor units; every amount we store is
 // far below 2^53, so they are parsed as numbers rather than strings.
@@ -93,18 +94,23 @@ export async function withClient<T>(pool: pg.Pool, work: (client: pg.PoolClient,
   }
 }
 
-/** Runs `work` in one transaction; rolls back on any throw. */
+/** Runs `work` in one transaction; rolls back on any throw. Wake-ups it asked for (`notifyAfterCommit`) go out once it committed. */
 export function withTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   return withClient(pool, async (client, broken) => {
     await client.query('BEGIN');
+    collectNotifications(client);
+    let result: T;
     try {
-      const result = await work(client);
+      result = await work(client);
       await client.query('COMMIT');
-      return result;
     } catch (error) {
+      await flushNotifications(client, false);
       await client.query('ROLLBACK').catch(broken);
       throw error;
     }
+    // Committed: a failed wake-up must not turn the commit into an error (its readers poll as well).
+    await flushNotifications(client, true).catch(broken);
+    return result;
   });
 }
 

@@ -1,6 +1,6 @@
 import type { Lane } from '@esim/events';
 import { livemodeOf, newId } from '@esim/ids';
-import type { Queryable } from '@esim/postgres';
+import { notifyAfterCommit, type Queryable } from '@esim/postgres';
 import type { PartnerEvent } from '../domain/delivery.js';
 
 /**
@@ -28,19 +28,16 @@ export async function insertEvent(db: Queryable, event: PartnerEvent): Promise<v
   );
 }
 
-/** Deliveries of one event, due now, carrying its order and time for the claim's ordering check; the NOTIFY wakes every replica's worker at commit. */
+/** Deliveries of one event, due now, carrying its order and time for the claim's ordering check; every replica's worker is woken once it commits (notifyAfterCommit). */
 async function insertDeliveries(db: Queryable, event: PartnerEvent, endpointIds: readonly string[]): Promise<string[]> {
   if (endpointIds.length === 0) return [];
   const ids = endpointIds.map(() => newId('dlv'));
   await db.query(
-    `WITH inserted AS (
-       INSERT INTO webhooks.deliveries (id, event_id, partner_id, endpoint_id, order_id, event_created_at, event_seq, status, next_attempt_at)
-       SELECT t.id, $2, $3, t.endpoint_id, $5, $6, (SELECT e.seq FROM webhooks.events e WHERE e.id = $2), 'pending', now()
-       FROM unnest($1::text[], $4::text[]) AS t (id, endpoint_id)
-       RETURNING 1
-     )
-     SELECT pg_notify($7, '') FROM (SELECT 1 FROM inserted LIMIT 1) i`,
-    [ids, event.id, event.partnerId, endpointIds, event.orderId, event.createdAt, deliveriesDueChannelOf(event.partnerId)],
+    `INSERT INTO webhooks.deliveries (id, event_id, partner_id, endpoint_id, order_id, event_created_at, event_seq, status, next_attempt_at)
+     SELECT t.id, $2, $3, t.endpoint_id, $5, $6, (SELECT e.seq FROM webhooks.events e WHERE e.id = $2), 'pending', now()
+     FROM unnest($1::text[], $4::text[]) AS t (id, endpoint_id)`,
+    [ids, event.id, event.partnerId, endpointIds, event.orderId, event.createdAt],
   );
+  await notifyAfterCommit(db, deliveriesDueChannelOf(event.partnerId));
   return ids;
 }
