@@ -1,33 +1,42 @@
 /**
  * Test mode does not starve live (issue #26, contract §14 "Nothing a test
  * key sends can read, change or slow live data"). One platform, one partner:
- * live orders at a steady rate, timed one by one, first alone, then while a
- * test key of the same partner is saturated (many connections ordering as
- * fast as they can, most of it refused 429 by RATE_LIMIT_PER_TEST_KEY, the
- * rest provisioned by the simulator; the load runs in a child process so
- * its own CPU is not the live timer's). The table compares live p50/p99 in
- * the two phases and says how much test load got through.
+ * live orders at a steady rate, each timed, in rounds of a quiet window and
+ * a loaded one, while a test key of the same partner is saturated in the
+ * loaded windows (many connections ordering as fast as they can; the load
+ * runs in a child process so its own CPU is not the live timer's). Windows
+ * alternate so that the machine's drift and its sporadic stalls fall on
+ * both sides alike; each side pools its windows, and the quiet side split
+ * in two (odd and even rounds) measures the run's own noise.
  *
  *   npm run bench -- --only test-mode
- *   BENCH_TEST_MODE_SECONDS (default 20), BENCH_TEST_MODE_WARMUP_SECONDS (default 15, live orders before the
- *   first timed phase, not measured), BENCH_TEST_MODE_LIVE_RATE (default 10/s), BENCH_TEST_MODE_CONNECTIONS (default 16),
+ *   BENCH_TEST_MODE_ROUNDS (default 6), BENCH_TEST_MODE_SECONDS (default 10, each window),
+ *   BENCH_TEST_MODE_WARMUP_SECONDS (default 15, live orders before the first window, not measured),
+ *   BENCH_TEST_MODE_LIVE_RATE (default 10/s), BENCH_TEST_MODE_CONNECTIONS (default 16),
  *   BENCH_TEST_MODE_REPLICAS=off (one process per service serves both modes), TEST_MODE_NICE (default 19),
+ *   TEST_MODE_CPU (default 0.25 cores for the four replicas together; off: nice alone),
+ *   BENCH_TEST_MODE_BACKGROUND=nice|idle (two busy loops at nice 19, or SCHED_IDLE, through every window: what other
+ *   work on the cores costs live at the lowest priority, whoever runs it),
+ *   BENCH_TEST_MODE_PROBE_SECONDS (default 20: commits timed on the idle platform's database first, the disk's own floor),
  *   BENCH_TEST_MODE_REFUSAL_SECONDS (default 10), BENCH_TEST_MODE_PROFILE=1 (a V8 CPU profile of the gateway
  *   during the refusal phase, support/cpuProfiler.mjs; its path is logged)
  */
-import { fork, spawnSync } from 'node:child_process';
+import { fork, spawn, spawnSync } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { defaultTestModeNice } from '../scripts/launcher/services.js';
+import { launcherConfig } from '../scripts/launcher/config.js';
 import { repoRoot } from '../scripts/launcher/supervisor.js';
 import { buildCompiled, log, startBenchPlatform, writeSection, type BenchPlatform } from './support/benchPlatform.js';
+import { commitLatency } from './support/commitLatency.js';
 import { cpuMs } from './support/processStats.js';
 
 const reportFile = join(repoRoot, 'docs', 'benchmarks.md');
-const phaseSeconds = Number(process.env.BENCH_TEST_MODE_SECONDS ?? 20);
+const phaseSeconds = Number(process.env.BENCH_TEST_MODE_SECONDS ?? 10);
 const seconds = phaseSeconds;
+const rounds = Number(process.env.BENCH_TEST_MODE_ROUNDS ?? 6);
+const probeSeconds = Number(process.env.BENCH_TEST_MODE_PROBE_SECONDS ?? 20);
 const warmupSeconds = Number(process.env.BENCH_TEST_MODE_WARMUP_SECONDS ?? 15);
 const liveRate = Number(process.env.BENCH_TEST_MODE_LIVE_RATE ?? 10);
 const connections = Number(process.env.BENCH_TEST_MODE_CONNECTIONS ?? 16);
@@ -35,6 +44,8 @@ const connections = Number(process.env.BENCH_TEST_MODE_CONNECTIONS ?? 16);
 interface Phase {
   label: string;
   live: { sent: number; created: number; p50: number; p99: number; max: number };
+  /** Every live order's latency, sorted (pooled phases concatenate them). */
+  latencies: number[];
   /** The test load's answers during the timed live window. */
   test: TestCounts | null;
   elapsedS: number;
@@ -129,6 +140,7 @@ async function phase(bench: BenchPlatform, label: string, live: { key: string; p
   return {
     label,
     live: { sent: latencies.length, created, p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1) ?? 0 },
+    latencies,
     test,
     elapsedS,
     cpu,
@@ -136,18 +148,36 @@ async function phase(bench: BenchPlatform, label: string, live: { key: string; p
   };
 }
 
+/** Windows of one kind as one phase: their latencies pooled, their CPU per second over their summed time, their test counts added. */
+function pooled(label: string, windows: Phase[]): Phase {
+  const latencies = windows.flatMap((w) => w.latencies).sort((a, b) => a - b);
+  const elapsedS = windows.reduce((sum, w) => sum + w.elapsedS, 0);
+  const perSecond = (of: (w: Phase) => number) => windows.reduce((sum, w) => sum + of(w) * w.elapsedS, 0) / elapsedS;
+  const names = Object.keys(windows[0]!.cpu);
+  const tests = windows.map((w) => w.test).filter((t): t is TestCounts => t !== null);
+  return {
+    label,
+    live: { sent: latencies.length, created: windows.reduce((sum, w) => sum + w.live.created, 0), p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1) ?? 0 },
+    latencies,
+    test: tests.length ? { sent: tests.reduce((s, t) => s + t.sent, 0), created: tests.reduce((s, t) => s + t.created, 0), limited: tests.reduce((s, t) => s + t.limited, 0) } : null,
+    elapsedS,
+    cpu: Object.fromEntries(names.map((name) => [name, perSecond((w) => w.cpu[name] ?? NaN)])),
+    bench: { timer: perSecond((w) => w.bench.timer), load: perSecond((w) => w.bench.load) },
+  };
+}
+
 /**
  * "Live p99 unchanged within noise" (#26), read off this run: the noise is
- * the spread of live p99 between the two quiet phases around the loaded one;
- * the loaded p99 is within it when it is no higher than the worse quiet p99
- * plus that spread.
+ * the spread of live p99 between the quiet windows of odd and of even
+ * rounds; the loaded p99 is within it when it is no higher than the worse
+ * of the two plus that spread.
  */
-function verdict(alone: Phase, beside: Phase, again: Phase): string {
-  const quiet = [alone.live.p99, again.live.p99];
+function verdict(odd: Phase, even: Phase, beside: Phase): string {
+  const quiet = [odd.live.p99, even.live.p99];
   const noise = Math.abs(quiet[0]! - quiet[1]!);
   const bound = Math.max(...quiet) + noise;
   const within = beside.live.p99 <= bound;
-  return `Live p99 beside the saturated test key: ${beside.live.p99.toFixed(0)} ms; quiet phases ${quiet.map((q) => q.toFixed(0)).join(' and ')} ms, so this run's noise is ${noise.toFixed(0)} ms and the bound ${bound.toFixed(0)} ms: **${within ? 'within noise' : 'outside noise'}**.`;
+  return `Live p99 beside the saturated test key: ${beside.live.p99.toFixed(0)} ms (p50 ${beside.live.p50.toFixed(0)}); quiet windows of odd and even rounds ${quiet.map((q) => q.toFixed(0)).join(' and ')} ms (p50 ${odd.live.p50.toFixed(0)} and ${even.live.p50.toFixed(0)}), so this run's noise is ${noise.toFixed(0)} ms and the bound ${bound.toFixed(0)} ms: **${within ? 'within noise' : 'outside noise'}**.`;
 }
 
 const refusalSeconds = Number(process.env.BENCH_TEST_MODE_REFUSAL_SECONDS ?? 10);
@@ -197,6 +227,15 @@ function costLine(alone: Phase, beside: Phase): string {
   return `Cost of the test load over the window: gateway +${(extraMs(['gateway']) / Math.max(1, test.sent)).toFixed(3)} ms CPU per test request (${test.sent} requests, ${test.limited} of them 429); saga (${saga.join(', ')}) +${(extraMs(saga) / Math.max(1, test.created)).toFixed(1)} ms CPU per test order (${test.created} orders).`;
 }
 
+/** Two busy loops at the lowest priority `nice` (or SCHED_IDLE) offers, one per core of these machines. */
+function startBackground(kind: string | undefined): { label: string; stop(): void } | undefined {
+  if (kind !== 'nice' && kind !== 'idle') return undefined;
+  const loops = [0, 1].map(() =>
+    kind === 'nice' ? spawn('nice', ['-n', '19', process.execPath, '-e', 'for (;;) {}'], { stdio: 'ignore' }) : spawn('chrt', ['--idle', '0', process.execPath, '-e', 'for (;;) {}'], { stdio: 'ignore' }),
+  );
+  return { label: kind === 'nice' ? 'two busy loops at nice 19' : 'two busy loops at SCHED_IDLE', stop: () => loops.forEach((loop) => loop.kill('SIGKILL')) };
+}
+
 export async function testModeBenchmark(options: { mode?: 'compiled' | 'sources'; report?: boolean } = {}): Promise<void> {
   const mode = options.mode ?? 'compiled';
   if (mode === 'compiled') buildCompiled();
@@ -205,11 +244,14 @@ export async function testModeBenchmark(options: { mode?: 'compiled' | 'sources'
   const profileEnv: Record<string, string> = profileDir
     ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${join(repoRoot, 'bench', 'support', 'cpuProfiler.mjs')}`.trim(), CPU_PROFILE_DIR: profileDir }
     : {};
-  // As `npm start` runs it (TEST_MODE_REPLICAS=on): test mode on its own replicas at TEST_MODE_NICE; BENCH_TEST_MODE_REPLICAS=off measures one process per service.
-  const replicas = process.env.BENCH_TEST_MODE_REPLICAS === 'off' ? undefined : { nice: Number(process.env.TEST_MODE_NICE ?? defaultTestModeNice) };
+  // As `npm start` runs it (TEST_MODE_REPLICAS=on): test mode on its own replicas at TEST_MODE_NICE within TEST_MODE_CPU; BENCH_TEST_MODE_REPLICAS=off measures one process per service.
+  const replicas = process.env.BENCH_TEST_MODE_REPLICAS === 'off' ? undefined : launcherConfig({ ...process.env, TEST_MODE_REPLICAS: 'on' }).testModeReplicas;
   const bench = await startBenchPlatform({ NODE_ENV: 'development', SUPPLIER_LATENCY_MS: '0', ...profileEnv }, { mode, testModeReplicas: replicas });
+  const background = startBackground(process.env.BENCH_TEST_MODE_BACKGROUND);
   let failed = true;
   try {
+    log(`test-mode: the disk's own floor, one commit every 20 ms for ${probeSeconds} s on the idle platform's database`);
+    const floor = await commitLatency(bench.databaseUrl, probeSeconds);
     const partner = await bench.onboard();
     const admin = { 'content-type': 'application/json', authorization: `Bearer ${bench.adminToken}` };
     const topup = await fetch(`${bench.adminUrl}/admin/v1/partners/${partner.partnerId}/wallet/topups`, { method: 'POST', headers: admin, body: JSON.stringify({ amount: 100_000_000, reference: 'BENCH-LIVE' }) });
@@ -225,17 +267,22 @@ export async function testModeBenchmark(options: { mode?: 'compiled' | 'sources'
     const plans = (await (await fetch(`${bench.publicUrl}/api/v1/partner/catalog?limit=1`, { headers: { authorization: `Bearer ${partner.apiKey}` } })).json()) as { data: Array<{ id: string }> };
     const planId = plans.data[0]!.id;
 
-    // The first seconds after a start are JIT and connection warm-up, not the platform: unmeasured, so both quiet phases compare.
+    // The first seconds after a start are JIT and connection warm-up, not the platform: unmeasured, so every window compares.
     log(`test-mode: warm-up, live orders at ${liveRate}/s for ${warmupSeconds} s (not measured)`);
     await phase(bench, 'warm-up', { key: partner.apiKey, planId }, undefined, warmupSeconds);
-    log(`test-mode: live alone, ${liveRate}/s for ${seconds} s`);
-    const alone = await phase(bench, 'live alone', { key: partner.apiKey, planId });
-    log(`test-mode: live beside a saturated test key (${connections} connections)`);
-    const beside = await phase(bench, `live + test key saturated (${connections} connections)`, { key: partner.apiKey, planId }, { key: testKey, planId });
-    // The same live load once the test load stopped and its saga drained: two quiet phases bracket the loaded one, and their difference is this run's noise.
-    await new Promise((r) => setTimeout(r, 5_000));
-    log(`test-mode: live alone again, ${liveRate}/s for ${seconds} s`);
-    const again = await phase(bench, 'live alone again', { key: partner.apiKey, planId });
+    const quietWindows: Phase[] = [];
+    const loadedWindows: Phase[] = [];
+    for (let round = 1; round <= rounds; round++) {
+      log(`test-mode: round ${round} of ${rounds}: live alone, then beside the saturated test key (${connections} connections), ${seconds} s each at ${liveRate}/s`);
+      quietWindows.push(await phase(bench, `quiet ${round}`, { key: partner.apiKey, planId }));
+      loadedWindows.push(await phase(bench, `loaded ${round}`, { key: partner.apiKey, planId }, { key: testKey, planId }));
+      // The test saga drains before the next quiet window, so that window times live alone.
+      await new Promise((r) => setTimeout(r, 5_000));
+    }
+    const alone = pooled(`live alone (${rounds} windows)`, quietWindows);
+    const odd = pooled('live alone, odd rounds', quietWindows.filter((_, i) => i % 2 === 0));
+    const even = pooled('live alone, even rounds', quietWindows.filter((_, i) => i % 2 === 1));
+    const beside = pooled(`live + test key saturated (${connections} connections, ${rounds} windows)`, loadedWindows);
 
     log(`test-mode: what a refusal costs (${connections} connections on one test key, GET, ${refusalSeconds} s)`);
     const refusals = await refusalCost(bench, testKey, profileDir);
@@ -245,21 +292,24 @@ export async function testModeBenchmark(options: { mode?: 'compiled' | 'sources'
     const body = [
       `### Test mode beside live (\`npm run bench -- --only test-mode\`, ${new Date().toISOString().slice(0, 10)}, ${mode})`,
       '',
-      `One partner: live orders at ${liveRate}/s for ${seconds} s, each timed, first alone and then while ${connections} connections order with one test key of the same partner as fast as they can (\`RATE_LIMIT_PER_TEST_KEY\` at its default 25/1s). Live p50/p99 are per request, in ms, on this shared 2-core machine. ${replicas ? `Test mode runs on its own replicas of wallet, orders, provisioning and webhooks at nice ${replicas.nice}, as \`npm start\` runs it.` : 'One process per service serves both modes (BENCH_TEST_MODE_REPLICAS=off).'}`,
+      `One partner: live orders at ${liveRate}/s, each timed, in ${rounds} rounds of ${seconds} s alone and then ${seconds} s while ${connections} connections order with one test key of the same partner as fast as they can (\`RATE_LIMIT_PER_TEST_KEY\` at its default 25/1s). Live p50/p99 are per request, in ms, on this shared 2-core machine. ${replicas ? `Test mode runs on its own replicas of wallet, orders, provisioning and webhooks at nice ${replicas.nice}, ${replicas.cpu ? `within a CPU budget of ${replicas.cpu} cores for the four together` : 'without a CPU budget (TEST_MODE_CPU=off)'}, as \`npm start\` runs it.` : 'One process per service serves both modes (BENCH_TEST_MODE_REPLICAS=off).'}${background ? ` Throughout every phase, ${background.label} (BENCH_TEST_MODE_BACKGROUND).` : ''}`,
       '',
       '| phase | live sent | live 201 | live p50 | live p99 | live max | test load |',
       '|---|---:|---:|---:|---:|---:|---|',
       row(alone),
+      row(odd),
+      row(even),
       row(beside),
-      row(again),
       '',
-      verdict(alone, beside, again),
+      verdict(odd, even, beside),
+      '',
+      `The disk's own floor, before any order: ${floor.commits} single-row commits on the idle platform's database, p50 ${floor.p50.toFixed(1)} ms, p99 ${floor.p99.toFixed(1)} ms, max ${floor.max.toFixed(0)} ms, ${floor.over50ms} over 50 ms (bench/support/commitLatency.ts).`,
       '',
       'CPU of each platform process over the timed live window, ms per second (1000 = one core; Postgres, NATS and Redis not included), then the benchmark\'s own: the live timer and the test load, which runs in a child process so its CPU never delays the timer\'s event loop:',
       '',
       `| phase | ${Object.keys(alone.cpu).join(' | ')} | all | bench: live timer | bench: test load |`,
       `|---|${Object.keys(alone.cpu).map(() => '---:').join('|')}|---:|---:|---:|`,
-      ...[alone, beside, again].map((p) => `| ${p.label} | ${Object.keys(alone.cpu).map((name) => (p.cpu[name] ?? NaN).toFixed(0)).join(' | ')} | ${Object.values(p.cpu).reduce((a, b) => a + b, 0).toFixed(0)} | ${p.bench.timer.toFixed(0)} | ${p.bench.load.toFixed(0)} |`),
+      ...[alone, beside].map((p) => `| ${p.label} | ${Object.keys(alone.cpu).map((name) => (p.cpu[name] ?? NaN).toFixed(0)).join(' | ')} | ${Object.values(p.cpu).reduce((a, b) => a + b, 0).toFixed(0)} | ${p.bench.timer.toFixed(0)} | ${p.bench.load.toFixed(0)} |`),
       '',
       costLine(alone, beside),
       '',
@@ -269,6 +319,7 @@ export async function testModeBenchmark(options: { mode?: 'compiled' | 'sources'
     if (options.report !== false) await writeSection(reportFile, 'test-mode', body);
     failed = false;
   } finally {
+    background?.stop();
     await bench.stop(failed);
   }
 }
