@@ -54,6 +54,26 @@ const extraSecretDocs: Record<string, string> = {
   CONNECTIVITY_URL: 'the connectivity provider\'s API base URL (bundles, revocation, suspension); never the simulator.',
 };
 
+/** One key of a Secret, read from `path` in the secret store. */
+const remoteKey = (key: string, path: string) => `    - secretKey: ${key}\n      remoteRef:\n        key: ${path}\n        property: ${key}`;
+
+/** An ExternalSecret that fills the Secret `name` with `data` (remoteKey lines) from the ClusterSecretStore `platform-secrets`. */
+const externalSecretDocument = (name: string, data: string) => `apiVersion: external-secrets.io/v1beta1
+kind: ExternalSecret
+metadata:
+  name: ${name}
+  namespace: ${namespaceName}
+spec:
+  refreshInterval: 1h
+  secretStoreRef:
+    kind: ClusterSecretStore
+    name: platform-secrets
+  target:
+    name: ${name}
+    creationPolicy: Owner
+  data:
+${data}`;
+
 export function externalSecret(list: readonly ServiceEntry[]): string {
   const keys = productionSecretKeys(list);
   const data = [...keys.entries()]
@@ -61,7 +81,7 @@ export function externalSecret(list: readonly ServiceEntry[]): string {
       const doc = key.endsWith('_DATABASE_URL') && key !== 'MIGRATION_DATABASE_URL'
         ? `the service's own role (user and password; its migration Job creates it and grants it this service's schema only, DML).`
         : key in extraSecretDocs ? extraSecretDocs[key]! : secretDoc(key as Parameters<typeof secretDoc>[0]).doc.replace(/\n\s*#\s*/g, ' ');
-      return `    # ${readers.join(', ')}: ${doc}\n    - secretKey: ${key}\n      remoteRef:\n        key: esim/production\n        property: ${key}`;
+      return `    # ${readers.join(', ')}: ${doc}\n${remoteKey(key, 'esim/production')}`;
     })
     .join('\n');
   return `${generatedHeader}
@@ -71,45 +91,10 @@ export function externalSecret(list: readonly ServiceEntry[]): string {
 # (Vault, AWS Secrets Manager, GCP Secret Manager…), through a
 # ClusterSecretStore you define. Any other way of creating the same two
 # Secrets, with the same keys, works as well.
-apiVersion: external-secrets.io/v1beta1
-kind: ExternalSecret
-metadata:
-  name: ${secretName}
-  namespace: ${namespaceName}
-spec:
-  refreshInterval: 1h
-  secretStoreRef:
-    kind: ClusterSecretStore
-    name: platform-secrets
-  target:
-    name: ${secretName}
-    creationPolicy: Owner
-  data:
-${data}
+${externalSecretDocument(secretName, data)}
 ---
 # The NATS user's credentials (nsc / the NATS chart's operator mode) and the CA of the NATS server's certificate.
-apiVersion: external-secrets.io/v1beta1
-kind: ExternalSecret
-metadata:
-  name: ${natsSecretName}
-  namespace: ${namespaceName}
-spec:
-  refreshInterval: 1h
-  secretStoreRef:
-    kind: ClusterSecretStore
-    name: platform-secrets
-  target:
-    name: ${natsSecretName}
-    creationPolicy: Owner
-  data:
-    - secretKey: user.creds
-      remoteRef:
-        key: esim/production/nats
-        property: user.creds
-    - secretKey: ca.crt
-      remoteRef:
-        key: esim/production/nats
-        property: ca.crt
+${externalSecretDocument(natsSecretName, ['user.creds', 'ca.crt'].map((key) => remoteKey(key, 'esim/production/nats')).join('\n'))}
 `;
 }
 
