@@ -38,7 +38,6 @@ async function listening(channel: string) {
 describe('notifyAfterCommit', () => {
   it('when a transaction asks twice for a wake-up, then the listener hears nothing before COMMIT, and one wake-up after it, with the row visible', async () => {
     const wake = await listening('wake_after_commit');
-    let seenRows = -1;
     await withTransaction(pool, async (client) => {
       await client.query('INSERT INTO announced VALUES (1)');
       await notifyAfterCommit(client, 'wake_after_commit');
@@ -47,7 +46,7 @@ describe('notifyAfterCommit', () => {
       expect(wake.heard).toEqual([]);
     });
     await waitFor(() => wake.heard.length === 1);
-    seenRows = (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM announced WHERE id = 1')).rows[0]!.n;
+    const seenRows = (await pool.query<{ n: number }>('SELECT count(*)::int AS n FROM announced WHERE id = 1')).rows[0]!.n;
     await sleep(200);
     expect(wake.heard).toHaveLength(1);
     expect(seenRows).toBe(1);
@@ -75,6 +74,24 @@ describe('notifyAfterCommit', () => {
   it('when called outside a transaction, then the wake-up goes out at once', async () => {
     const wake = await listening('wake_now');
     await notifyAfterCommit(pool, 'wake_now');
+    await waitFor(() => wake.heard.length === 1);
+    await wake.stop();
+  });
+
+  it('when called in a transaction the caller opened itself, then it is an ordinary NOTIFY of that transaction: heard at its commit, and its commit still waits for the disk', async () => {
+    const wake = await listening('wake_callers');
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('INSERT INTO announced VALUES (4)');
+      await notifyAfterCommit(client, 'wake_callers');
+      expect((await client.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]!.synchronous_commit).toBe('on');
+      await sleep(200);
+      expect(wake.heard).toEqual([]);
+      await client.query('COMMIT');
+    } finally {
+      client.release();
+    }
     await waitFor(() => wake.heard.length === 1);
     await wake.stop();
   });
