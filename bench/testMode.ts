@@ -15,6 +15,7 @@
  *   BENCH_TEST_MODE_LIVE_RATE (default 10/s), BENCH_TEST_MODE_CONNECTIONS (default 16),
  *   BENCH_TEST_MODE_REPLICAS=off (one process per service serves both modes), TEST_MODE_NICE (default 19),
  *   TEST_MODE_CPU (default 0.25 cores for the four replicas together; off: nice alone),
+ *   TEST_MODE_CPU_ADAPTIVE (default on: that budget shrinks while the rest of the machine is busy; off: fixed),
  *   BENCH_TEST_MODE_BACKGROUND=nice|idle (two busy loops at nice 19, or SCHED_IDLE, through every window: what other
  *   work on the cores costs live at the lowest priority, whoever runs it),
  *   BENCH_TEST_MODE_PROBE_SECONDS (default 20: commits timed on the idle platform's database first, the disk's own floor),
@@ -22,6 +23,7 @@
  *   during the refusal phase, support/cpuProfiler.mjs; its path is logged)
  */
 import { fork, spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,7 +32,7 @@ import { launcherConfig } from '../scripts/launcher/config.js';
 import { repoRoot } from '../scripts/launcher/supervisor.js';
 import { buildCompiled, log, startBenchPlatform, writeSection, type BenchPlatform } from './support/benchPlatform.js';
 import { commitLatency } from './support/commitLatency.js';
-import { cpuMs } from './support/processStats.js';
+import { cpuMs, machineBusyMs, processTreeCpuMs, serverPid } from './support/processStats.js';
 
 const reportFile = join(repoRoot, 'docs', 'benchmarks.md');
 const phaseSeconds = Number(process.env.BENCH_TEST_MODE_SECONDS ?? 10);
@@ -40,6 +42,8 @@ const probeSeconds = Number(process.env.BENCH_TEST_MODE_PROBE_SECONDS ?? 20);
 const warmupSeconds = Number(process.env.BENCH_TEST_MODE_WARMUP_SECONDS ?? 15);
 const liveRate = Number(process.env.BENCH_TEST_MODE_LIVE_RATE ?? 10);
 const connections = Number(process.env.BENCH_TEST_MODE_CONNECTIONS ?? 16);
+/** A live order slower than this is logged with its moment in the window. */
+const slowMs = 200;
 
 interface Phase {
   label: string;
@@ -53,10 +57,26 @@ interface Phase {
   cpu: Record<string, number>;
   /** CPU of the benchmark's own processes over the same window, ms/s: the live timer (this process) and the test load (its child). */
   bench: { timer: number; load: number };
+  /** The whole machine's busy CPU over the window, ms/s (2000 = both cores of these machines). */
+  machine: number;
+  /** Test mode's CPU budget, in cores, sampled every 0.5 s through the window (empty without one). */
+  budget: number[];
 }
 
+/**
+ * The servers the platform shares with this machine: Postgres with every
+ * backend it forked, NATS, Redis. On a quiet machine their CPU is the
+ * platform's, and a test order's share of Postgres is billed to no process
+ * of ours.
+ */
+const servers = { postgres: serverPid('postgres'), nats: serverPid('nats-server'), redis: serverPid('redis-server') };
+
 function cpuOf(bench: BenchPlatform): Record<string, number> {
-  return Object.fromEntries(Object.entries(bench.pids()).map(([name, pid]) => [name, (() => { try { return cpuMs(pid); } catch { return NaN; } })()]));
+  const read = (of: () => number) => { try { return of(); } catch { return NaN; } };
+  return {
+    ...Object.fromEntries(Object.entries(bench.pids()).map(([name, pid]) => [name, read(() => cpuMs(pid))])),
+    ...Object.fromEntries(Object.entries(servers).map(([name, pid]) => [name, pid ? read(() => processTreeCpuMs(pid)) : NaN])),
+  };
 }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
@@ -105,12 +125,16 @@ async function phase(bench: BenchPlatform, label: string, live: { key: string; p
   const load = saturate ? await startTestLoad(`${bench.publicUrl}/api/v1/partner/orders`, saturate) : undefined;
   if (load) await new Promise((r) => setTimeout(r, 2_000));
   const latencies: number[] = [];
+  /** When in the window the slow ones were sent: a tail that gathers at a moment has a cause to find. */
+  const slow: string[] = [];
   let created = 0;
   const cpuBefore = cpuOf(bench);
+  const machineBefore = machineBusyMs() ?? NaN;
   const ownCpuBefore = process.cpuUsage();
   const loadCpuBefore = load ? cpuMs(load.pid) : 0;
   const testBefore = load ? await load.counts() : null;
   const timers: Array<Promise<void>> = [];
+  const quotas = sampleQuota();
   const startedAt = performance.now();
   for (let i = 0; i < seconds * liveRate; i++) {
     const due = startedAt + (i * 1000) / liveRate;
@@ -121,6 +145,7 @@ async function phase(bench: BenchPlatform, label: string, live: { key: string; p
         const sentAt = performance.now();
         const status = await post(`${bench.publicUrl}/api/v1/partner/orders`, live.key, orderBody(live.planId, 'live', i)).catch(() => 0);
         latencies.push(performance.now() - sentAt);
+        if (performance.now() - sentAt > slowMs) slow.push(`${((sentAt - startedAt) / 1000).toFixed(1)} s: ${(performance.now() - sentAt).toFixed(0)} ms`);
         if (status === 201) created += 1;
       })(),
     );
@@ -128,6 +153,7 @@ async function phase(bench: BenchPlatform, label: string, live: { key: string; p
   await Promise.all(timers);
   const elapsedS = (performance.now() - startedAt) / 1000;
   const cpuAfter = cpuOf(bench);
+  const machine = ((machineBusyMs() ?? NaN) - machineBefore) / elapsedS;
   const cpu = Object.fromEntries(Object.keys(cpuAfter).map((name) => [name, (cpuAfter[name]! - (cpuBefore[name] ?? 0)) / elapsedS]));
   const own = process.cpuUsage(ownCpuBefore);
   const timerCpu = (own.user + own.system) / 1000 / elapsedS;
@@ -137,6 +163,9 @@ async function phase(bench: BenchPlatform, label: string, live: { key: string; p
   // The test load over the timed window only, so it divides the window's CPU.
   const test = testBefore && testAfter ? { sent: testAfter.sent - testBefore.sent, created: testAfter.created - testBefore.created, limited: testAfter.limited - testBefore.limited } : null;
   latencies.sort((a, b) => a - b);
+  const budgetSeries = quotas.stop();
+  log(`test-mode: ${label}: test mode's budget every 0.5 s, cores: ${budgetSeries.join(' ') || 'none'}`);
+  log(`test-mode: ${label}: live p50 ${percentile(latencies, 50).toFixed(0)} p99 ${percentile(latencies, 99).toFixed(0)} max ${(latencies.at(-1) ?? 0).toFixed(0)} ms${slow.length ? `; over ${slowMs} ms: ${slow.join(', ')}` : ''}`);
   return {
     label,
     live: { sent: latencies.length, created, p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1) ?? 0 },
@@ -145,6 +174,29 @@ async function phase(bench: BenchPlatform, label: string, live: { key: string; p
     elapsedS,
     cpu,
     bench: { timer: timerCpu, load: loadCpu },
+    machine,
+    budget: budgetSeries.map(Number),
+  };
+}
+
+/** The launcher runs in this process, so test mode's CPU budget is its group: its quota, in cores, every 0.5 s. */
+function sampleQuota(): { stop(): string[] } {
+  const group = `/sys/fs/cgroup/cpu/esim-test-mode-${process.pid}/cpu.cfs_quota_us`;
+  const series: string[] = [];
+  const read = () => {
+    try {
+      series.push((Number(readFileSync(group, 'utf8')) / 100_000).toFixed(2));
+    } catch {
+      // no budget (v2, unavailable, off): nothing to sample
+    }
+  };
+  read();
+  const timer = setInterval(read, 500);
+  return {
+    stop() {
+      clearInterval(timer);
+      return series;
+    },
   };
 }
 
@@ -163,6 +215,8 @@ function pooled(label: string, windows: Phase[]): Phase {
     elapsedS,
     cpu: Object.fromEntries(names.map((name) => [name, perSecond((w) => w.cpu[name] ?? NaN)])),
     bench: { timer: perSecond((w) => w.bench.timer), load: perSecond((w) => w.bench.load) },
+    machine: perSecond((w) => w.machine),
+    budget: windows.flatMap((w) => w.budget),
   };
 }
 
@@ -224,7 +278,14 @@ function costLine(alone: Phase, beside: Phase): string {
   const extraMs = (names: string[]) => names.reduce((sum, name) => sum + ((beside.cpu[name] ?? 0) - (alone.cpu[name] ?? 0)), 0) * beside.elapsedS;
   const test = beside.test!;
   const saga = sagaProcesses.filter((name) => name in beside.cpu);
-  return `Cost of the test load over the window: gateway +${(extraMs(['gateway']) / Math.max(1, test.sent)).toFixed(3)} ms CPU per test request (${test.sent} requests, ${test.limited} of them 429); saga (${saga.join(', ')}) +${(extraMs(saga) / Math.max(1, test.created)).toFixed(1)} ms CPU per test order (${test.created} orders).`;
+  const perOrder = (names: string[]) => (extraMs(names) / Math.max(1, test.created)).toFixed(1);
+  return `Cost of the test load over the window: gateway +${(extraMs(['gateway']) / Math.max(1, test.sent)).toFixed(3)} ms CPU per test request (${test.sent} requests, ${test.limited} of them 429); saga (${saga.join(', ')}) +${perOrder(saga)} ms CPU per test order (${test.created} orders), Postgres +${perOrder(['postgres'])} and NATS +${perOrder(['nats'])} ms per test order, outside any budget.`;
+}
+
+/** What test mode's budget was while each side was timed (the launcher moves it, TEST_MODE_CPU_ADAPTIVE). */
+function budgetLine(alone: Phase, beside: Phase): string {
+  const of = (p: Phase) => (p.budget.length ? `mean ${(p.budget.reduce((a, b) => a + b, 0) / p.budget.length).toFixed(2)} cores (${Math.min(...p.budget).toFixed(2)}–${Math.max(...p.budget).toFixed(2)})` : 'none');
+  return `Test mode's CPU budget, sampled every 0.5 s: live alone ${of(alone)}; beside the saturated key ${of(beside)}.`;
 }
 
 /** Two busy loops at the lowest priority `nice` (or SCHED_IDLE) offers, one per core of these machines. */
@@ -292,7 +353,7 @@ export async function testModeBenchmark(options: { mode?: 'compiled' | 'sources'
     const body = [
       `### Test mode beside live (\`npm run bench -- --only test-mode\`, ${new Date().toISOString().slice(0, 10)}, ${mode})`,
       '',
-      `One partner: live orders at ${liveRate}/s, each timed, in ${rounds} rounds of ${seconds} s alone and then ${seconds} s while ${connections} connections order with one test key of the same partner as fast as they can (\`RATE_LIMIT_PER_TEST_KEY\` at its default 25/1s). Live p50/p99 are per request, in ms, on this shared 2-core machine. ${replicas ? `Test mode runs on its own replicas of wallet, orders, provisioning and webhooks at nice ${replicas.nice}, ${replicas.cpu ? `within a CPU budget of ${replicas.cpu} cores for the four together` : 'without a CPU budget (TEST_MODE_CPU=off)'}, as \`npm start\` runs it.` : 'One process per service serves both modes (BENCH_TEST_MODE_REPLICAS=off).'}${background ? ` Throughout every phase, ${background.label} (BENCH_TEST_MODE_BACKGROUND).` : ''}`,
+      `One partner: live orders at ${liveRate}/s, each timed, in ${rounds} rounds of ${seconds} s alone and then ${seconds} s while ${connections} connections order with one test key of the same partner as fast as they can (\`RATE_LIMIT_PER_TEST_KEY\` at its default 25/1s). Live p50/p99 are per request, in ms, on this shared 2-core machine. ${replicas ? `Test mode runs on its own replicas of wallet, orders, provisioning and webhooks at nice ${replicas.nice}, ${replicas.cpu ? (replicas.adaptive ? `within a CPU budget of at most ${replicas.cpu} cores for the four together, shrunk toward 0.05 while the rest of the machine keeps it busy (TEST_MODE_CPU_ADAPTIVE=on)` : `within a fixed CPU budget of ${replicas.cpu} cores for the four together (TEST_MODE_CPU_ADAPTIVE=off)`) : 'without a CPU budget (TEST_MODE_CPU=off)'}, as \`npm start\` runs it.` : 'One process per service serves both modes (BENCH_TEST_MODE_REPLICAS=off).'}${background ? ` Throughout every phase, ${background.label} (BENCH_TEST_MODE_BACKGROUND).` : ''}`,
       '',
       '| phase | live sent | live 201 | live p50 | live p99 | live max | test load |',
       '|---|---:|---:|---:|---:|---:|---|',
@@ -305,13 +366,15 @@ export async function testModeBenchmark(options: { mode?: 'compiled' | 'sources'
       '',
       `The disk's own floor, before any order: ${floor.commits} single-row commits on the idle platform's database, p50 ${floor.p50.toFixed(1)} ms, p99 ${floor.p99.toFixed(1)} ms, max ${floor.max.toFixed(0)} ms, ${floor.over50ms} over 50 ms (bench/support/commitLatency.ts).`,
       '',
-      'CPU of each platform process over the timed live window, ms per second (1000 = one core; Postgres, NATS and Redis not included), then the benchmark\'s own: the live timer and the test load, which runs in a child process so its CPU never delays the timer\'s event loop:',
+      'CPU of each platform process over the timed live window, ms per second (1000 = one core), with the machine\'s Postgres (postmaster and every backend), NATS and Redis; then the benchmark\'s own: the live timer and the test load, which runs in a child process so its CPU never delays the timer\'s event loop; then the whole machine\'s busy CPU (/proc/stat, 2000 = both cores):',
       '',
-      `| phase | ${Object.keys(alone.cpu).join(' | ')} | all | bench: live timer | bench: test load |`,
-      `|---|${Object.keys(alone.cpu).map(() => '---:').join('|')}|---:|---:|---:|`,
-      ...[alone, beside].map((p) => `| ${p.label} | ${Object.keys(alone.cpu).map((name) => (p.cpu[name] ?? NaN).toFixed(0)).join(' | ')} | ${Object.values(p.cpu).reduce((a, b) => a + b, 0).toFixed(0)} | ${p.bench.timer.toFixed(0)} | ${p.bench.load.toFixed(0)} |`),
+      `| phase | ${Object.keys(alone.cpu).join(' | ')} | all | bench: live timer | bench: test load | machine |`,
+      `|---|${Object.keys(alone.cpu).map(() => '---:').join('|')}|---:|---:|---:|---:|`,
+      ...[alone, beside].map((p) => `| ${p.label} | ${Object.keys(alone.cpu).map((name) => (p.cpu[name] ?? NaN).toFixed(0)).join(' | ')} | ${Object.values(p.cpu).reduce((a, b) => a + b, 0).toFixed(0)} | ${p.bench.timer.toFixed(0)} | ${p.bench.load.toFixed(0)} | ${p.machine.toFixed(0)} |`),
       '',
       costLine(alone, beside),
+      '',
+      budgetLine(alone, beside),
       '',
       `What a refusal costs: ${connections} connections GET one order with the test key for ${refusalSeconds} s, no live load: ${refusals.sent} requests, ${refusals.limited} × 429 (the ${refusals.sent - refusals.limited} let through answer 404), gateway ${refusals.gatewayMsPerRequest.toFixed(3)} ms CPU per request, Redis ${refusals.redisMsPerRequest.toFixed(3)} ms per request.`,
     ].join('\n');

@@ -23,8 +23,24 @@ describe("test mode's CPU budget", () => {
     expect(budget.path).toBe(join(root, 'cpu', 'esim-test-mode-123'));
     const read = (file: string) => readFileSync(join(budget.path, file), 'utf8');
     expect([read('cpu.cfs_period_us'), read('cpu.cfs_quota_us'), read('cpu.cfs_burst_us')]).toEqual(['100000', '25000', '25000']);
+    // The group weighs as little as v1 allows against the processes outside it.
+    expect(read('cpu.shares')).toBe('2');
     budget.join(4242);
     expect(read('cgroup.procs')).toBe('4242');
+    budget.resize(0.05);
+    expect([read('cpu.cfs_quota_us'), read('cpu.cfs_burst_us')]).toEqual(['5000', '5000']);
+  });
+
+  it('when its processes have run, then usedMs is the CPU they used, read from /proc', () => {
+    const root = fakeRoot();
+    mkdirSync(join(root, 'cpu'));
+    writeFileSync(join(root, 'cpu', 'cpu.cfs_quota_us'), '-1');
+    const budget = budgetOf(openCpuBudget(0.25, root, 321));
+    budget.join(process.pid);
+    const own = process.cpuUsage();
+    expect(budget.usedMs()).toBeGreaterThan(0);
+    // /proc counts in 10 ms ticks: this process's own figure, within a tick or two.
+    expect(Math.abs(budget.usedMs() - (own.user + own.system) / 1000)).toBeLessThan(50);
   });
 
   it('when cgroup v2 delegates cpu to the root’s children, then the group gets cpu.max', () => {
@@ -33,6 +49,9 @@ describe("test mode's CPU budget", () => {
     writeFileSync(join(root, 'cgroup.subtree_control'), 'cpu memory\n');
     const budget = budgetOf(openCpuBudget(1.5, root, 77));
     expect(readFileSync(join(root, 'esim-test-mode-77', 'cpu.max'), 'utf8')).toBe('150000 100000');
+    expect(readFileSync(join(root, 'esim-test-mode-77', 'cpu.weight'), 'utf8')).toBe('1');
+    budget.resize(0.05);
+    expect(readFileSync(join(root, 'esim-test-mode-77', 'cpu.max'), 'utf8')).toBe('5000 100000');
   });
 
   it('when v2 does not delegate cpu, or there is no cgroup at all, then the budget is unavailable and says where it looked', () => {
@@ -92,6 +111,16 @@ describe("test mode's CPU budget", () => {
       await new Promise((r) => setTimeout(r, 2_000));
       // Unbudgeted, a busy loop takes a whole core (2,000 ms here); budgeted, 0.1 core plus one banked burst: about 210 ms.
       expect(cpuMs() - before).toBeLessThan(500);
+    });
+
+    // The kernel refuses a burst above the quota: a budget that shrinks must clear its old burst first.
+    it.skipIf(!available)('when a budget shrinks below its burst, then the kernel takes the new quota and burst', () => {
+      budget = budgetOf(openCpuBudget(0.25));
+      budget.resize(0.05);
+      const read = (v1: string, v2: string) => (existsSync(join(budget!.path, v1)) ? readFileSync(join(budget!.path, v1), 'utf8').trim() : readFileSync(join(budget!.path, v2), 'utf8').trim());
+      expect(read('cpu.cfs_quota_us', 'cpu.max')).toMatch(/^5000( 100000)?$/);
+      budget.resize(0.25);
+      expect(read('cpu.cfs_quota_us', 'cpu.max')).toMatch(/^25000( 100000)?$/);
     });
   });
 });

@@ -38,7 +38,7 @@ describe('the launcher', () => {
 
   it('when test-mode replicas are on (the default), then each saga service has a niced, CPU-budgeted test-lane replica the gateway sends test accounts to, and the services themselves serve live only', () => {
     const { ports, testModeReplicas } = launcherConfig({});
-    expect(testModeReplicas).toEqual({ nice: 19, cpu: 0.25 });
+    expect(testModeReplicas).toEqual({ nice: 19, cpu: 0.25, adaptive: true });
     const withReplicas: Ports = { ...ports };
     testModeServices.forEach((service, i) => (withReplicas[testReplicaName(service)] = { grpc: 60_000 + i, health: 61_000 + i, ...(service === 'provisioning' ? { es2: 62_000 } : {}) }));
     const specs = new Map(serviceSpecs(withReplicas, {}, testModeReplicas).map((spec) => [spec.name, spec]));
@@ -59,7 +59,9 @@ describe('the launcher', () => {
   });
 
   it('when TEST_MODE_CPU is set, then the replicas share that many cores; off leaves them to nice alone; anything else is refused, naming it', () => {
-    expect(launcherConfig({ TEST_MODE_CPU: '1.5' }).testModeReplicas).toEqual({ nice: 19, cpu: 1.5 });
+    expect(launcherConfig({ TEST_MODE_CPU: '1.5' }).testModeReplicas).toEqual({ nice: 19, cpu: 1.5, adaptive: true });
+    expect(launcherConfig({ TEST_MODE_CPU: '1.5', TEST_MODE_CPU_ADAPTIVE: 'off' }).testModeReplicas).toEqual({ nice: 19, cpu: 1.5, adaptive: false });
+    expect(() => launcherConfig({ TEST_MODE_CPU_ADAPTIVE: 'sometimes' })).toThrow(/TEST_MODE_CPU_ADAPTIVE/);
     const { ports, testModeReplicas } = launcherConfig({ TEST_MODE_CPU: 'off' });
     expect(testModeReplicas).toEqual({ nice: 19 });
     expect(serviceSpecs({ ...ports, ...Object.fromEntries(testModeServices.map((s, i) => [testReplicaName(s), { grpc: 60_000 + i, health: 61_000 + i }])) }, {}, testModeReplicas).some((spec) => spec.budgeted)).toBe(false);

@@ -21,3 +21,24 @@ export function rssMiB(pid: number): number {
 }
 
 export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
+
+/** The whole machine's busy CPU, as the launcher's spare-CPU follower reads it. */
+export { machineBusyMs } from '../../scripts/launcher/procStat.js';
+
+/**
+ * A server and everything it forked, in ms: its own CPU, its reaped
+ * children's (cutime + cstime, fields 16 and 17) and its living children's.
+ * For Postgres' postmaster that is every backend, however short-lived.
+ */
+export function processTreeCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  const reaped = ((Number(fields[13]) + Number(fields[14])) * 1000) / clockTicksPerSecond;
+  const children = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number);
+  return cpuMs(pid) + reaped + children.reduce((sum, child) => sum + (() => { try { return cpuMs(child); } catch { return 0; } })(), 0);
+}
+
+/** The oldest process of that exact name (pgrep -o -x), if any: the machine's Postgres postmaster, its NATS server. */
+export function serverPid(name: string): number | undefined {
+  const found = spawnSync('pgrep', ['-o', '-x', name], { encoding: 'utf8' }).stdout.trim();
+  return found ? Number(found) : undefined;
+}

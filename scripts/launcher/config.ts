@@ -27,6 +27,11 @@ const schema = z.object({
   TEST_MODE_CPU: z
     .union([z.literal('off'), z.coerce.number().gt(0, 'must be more than 0 cores, or off').max(256)])
     .default(defaultTestModeCpu),
+  /**
+   * `on`: that budget is a ceiling, moved with what the rest of the machine
+   * leaves over (./spareCpu.ts); `off`: a fixed budget.
+   */
+  TEST_MODE_CPU_ADAPTIVE: z.enum(['on', 'off']).default('on'),
   SMTP_URL: z.string().optional(),
   ADMIN_TOKEN: z.string().optional(),
 });
@@ -46,6 +51,8 @@ export function launcherConfig(env: NodeJS.ProcessEnv = process.env) {
     provisioning: { ...defaultPorts.provisioning, es2: config.ES2_NOTIFY_PORT },
   };
   const testModeReplicas =
-    config.TEST_MODE_REPLICAS === 'on' ? { nice: config.TEST_MODE_NICE, ...(config.TEST_MODE_CPU === 'off' ? {} : { cpu: config.TEST_MODE_CPU }) } : undefined;
+    config.TEST_MODE_REPLICAS === 'on'
+      ? { nice: config.TEST_MODE_NICE, ...(config.TEST_MODE_CPU === 'off' ? {} : { cpu: config.TEST_MODE_CPU, adaptive: config.TEST_MODE_CPU_ADAPTIVE === 'on' }) }
+      : undefined;
   return { config, ports, testModeReplicas, env: { ...env, DATABASE_URL: config.DATABASE_URL, REDIS_URL: config.REDIS_URL, NATS_URL: config.NATS_URL } };
 }

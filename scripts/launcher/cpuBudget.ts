@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync, rmdirSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { processCpuMs } from './procStat.js';
 
 /**
  * A hard CPU budget shared by a group of processes: a Linux control group
@@ -21,6 +22,10 @@ export interface CpuBudget {
   readonly path: string;
   /** Moves a running process (and every thread of it) into the group. */
   join(pid: number): void;
+  /** Sets the quota to `cores` (./spareCpu.ts moves it with what live leaves over). */
+  resize(cores: number): void;
+  /** The CPU its processes have used so far, in ms (their /proc figures, so a process that left takes its share along). */
+  usedMs(): number;
   /** Removes the group once its processes are gone; a group still in use is left to the next launcher's sweep. */
   close(): void;
 }
@@ -28,6 +33,14 @@ export interface CpuBudget {
 export type CpuBudgetResult = { budget: CpuBudget } | { unavailable: string };
 
 const periodUs = 100_000;
+/**
+ * The group's weight against the processes outside it, the least each
+ * version takes. The kernel weighs a group as one entity, so its members'
+ * `nice` only orders them among themselves; left at the default (1024 / 100)
+ * the whole group would compete as one live process does.
+ */
+const lowestShares = 2;
+const lowestWeight = 1;
 /** A launcher's group name: the sweep finds groups of launchers that are gone by the pid in it. */
 const groupPrefix = 'esim-test-mode-';
 
@@ -45,10 +58,14 @@ function layoutAt(root: string): Layout | undefined {
     return {
       parent: v1,
       limit(group, quotaUs) {
+        // Kernels before 5.14 have no burst; the quota alone still holds. The kernel refuses a burst above the
+        // quota, so a quota that shrinks has its old burst cleared first.
+        const burst = join(group, 'cpu.cfs_burst_us');
+        if (existsSync(burst)) writeFileSync(burst, '0');
         writeFileSync(join(group, 'cpu.cfs_period_us'), String(periodUs));
         writeFileSync(join(group, 'cpu.cfs_quota_us'), String(quotaUs));
-        // Kernels before 5.14 have no burst; the quota alone still holds.
-        if (existsSync(join(group, 'cpu.cfs_burst_us'))) writeFileSync(join(group, 'cpu.cfs_burst_us'), String(quotaUs));
+        if (existsSync(burst)) writeFileSync(burst, String(quotaUs));
+        writeFileSync(join(group, 'cpu.shares'), String(lowestShares));
       },
     };
   }
@@ -57,8 +74,11 @@ function layoutAt(root: string): Layout | undefined {
     return {
       parent: root,
       limit(group, quotaUs) {
+        const burst = join(group, 'cpu.max.burst');
+        if (existsSync(burst)) writeFileSync(burst, '0');
         writeFileSync(join(group, 'cpu.max'), `${quotaUs} ${periodUs}`);
-        if (existsSync(join(group, 'cpu.max.burst'))) writeFileSync(join(group, 'cpu.max.burst'), String(quotaUs));
+        if (existsSync(burst)) writeFileSync(burst, String(quotaUs));
+        writeFileSync(join(group, 'cpu.weight'), String(lowestWeight));
       },
     };
   }
@@ -99,10 +119,11 @@ export function openCpuBudget(cores: number, root = '/sys/fs/cgroup', owner = pr
   const layout = layoutAt(root);
   if (!layout) return { unavailable: `no CPU controller under ${root} that this process may use` };
   const path = join(layout.parent, `${groupPrefix}${owner}`);
+  const quotaUs = (of: number) => Math.max(1_000, Math.round(of * periodUs));
   try {
     sweep(layout.parent);
     mkdirSync(path, { recursive: true });
-    layout.limit(path, Math.max(1_000, Math.round(cores * periodUs)));
+    layout.limit(path, quotaUs(cores));
   } catch (error) {
     return { unavailable: `${path}: ${(error as Error).message}` };
   }
@@ -111,6 +132,13 @@ export function openCpuBudget(cores: number, root = '/sys/fs/cgroup', owner = pr
       path,
       join(pid) {
         writeFileSync(join(path, 'cgroup.procs'), String(pid));
+      },
+      resize(to) {
+        layout.limit(path, quotaUs(to));
+      },
+      usedMs() {
+        const members = readFileSync(join(path, 'cgroup.procs'), 'utf8').split('\n').filter(Boolean).map(Number);
+        return members.reduce((sum, pid) => sum + (processCpuMs(pid) ?? 0), 0);
       },
       close() {
         try {

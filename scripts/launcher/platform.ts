@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { devTlsFiles } from '@esim/grpc';
 import { openCpuBudget, type CpuBudget } from './cpuBudget.js';
+import { followSpareCpu, sparePolicy, type SpareFollower } from './spareCpu.js';
 import { claimNamespace } from './instance.js';
 import { claimPorts, freePortOutside, portIsFree } from './ports.js';
 import { preflight } from './preflight.js';
@@ -101,10 +102,13 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   specify();
   const services = new Map<string, Running>();
   let budget: CpuBudget | undefined;
+  let spare: SpareFollower | undefined;
   if (options.testModeReplicas?.cpu) {
     const opened = openCpuBudget(options.testModeReplicas.cpu);
-    if ('budget' in opened) budget = opened.budget;
-    else echo(`Test mode's replicas run without their CPU budget of ${options.testModeReplicas.cpu} cores (${opened.unavailable}); only their lower priority keeps them from live work.`);
+    if ('budget' in opened) {
+      budget = opened.budget;
+      if (options.testModeReplicas.adaptive) spare = followSpareCpu(budget, sparePolicy(options.testModeReplicas.cpu));
+    } else echo(`Test mode's replicas run without their CPU budget of ${options.testModeReplicas.cpu} cores (${opened.unavailable}); only their lower priority keeps them from live work.`);
   }
   const timeoutMs = options.readyTimeoutMs ?? 90_000;
   // Processes the launcher itself stopped: their exit is expected.
@@ -143,6 +147,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
   };
   const stop = async () => {
     await stopServices();
+    spare?.stop();
     budget?.close();
     release();
   };
@@ -187,6 +192,7 @@ export async function startPlatform(options: PlatformOptions): Promise<Platform>
       const movedNow = attempt < 4 ? await movePortsLost() : [];
       await stopServices();
       if (movedNow.length === 0) {
+        spare?.stop();
         budget?.close();
         release();
         throw error;

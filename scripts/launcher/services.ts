@@ -159,14 +159,16 @@ export interface TestModeReplicas {
    * quota, ./cpuBudget.ts; what a Kubernetes CPU limit is); none: `nice` alone.
    */
   cpu?: number;
+  /** `cpu` is a ceiling, the budget following what the rest of the machine leaves over (./spareCpu.ts); otherwise fixed. */
+  adaptive?: boolean;
 }
 
 /**
  * A quarter of one core for test mode's four replicas together, under `npm
- * start`: beside a saturated test key it let ~6 test orders a second
- * through (15–20 without it) and kept live p50 within a few ms of quiet,
- * while one order at a time runs unthrottled (docs/decisions.md, "Test
- * mode's CPU budget").
+ * start`: enough that one order at a time runs unthrottled, and on an idle
+ * machine ~6 test orders a second get through (docs/decisions.md, "Test
+ * mode's CPU budget"). It is a ceiling: while live keeps the machine busy
+ * the launcher shrinks it (./spareCpu.ts, "Test mode yields to live").
  */
 export const defaultTestModeCpu = 0.25;
 

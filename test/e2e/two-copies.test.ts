@@ -65,7 +65,7 @@ beforeAll(async () => {
     echo: () => {},
     readyTimeoutMs: 170_000,
     // As npm start runs it (and the first copy): test mode's own replicas too, within their CPU budget.
-    testModeReplicas: launcherConfig({ TEST_MODE_CPU: process.env.TEST_MODE_CPU }).testModeReplicas,
+    testModeReplicas: launcherConfig({ TEST_MODE_CPU: process.env.TEST_MODE_CPU, TEST_MODE_CPU_ADAPTIVE: process.env.TEST_MODE_CPU_ADAPTIVE }).testModeReplicas,
   });
 }, 360_000);
 

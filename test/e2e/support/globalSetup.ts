@@ -125,7 +125,7 @@ export default async function setup(project: TestProject) {
     // E2E_READY_TIMEOUT_MS overrides it (milliseconds).
     readyTimeoutMs: Number(process.env.E2E_READY_TIMEOUT_MS) || 420_000,
     // As `npm start` runs it: test mode on replicas of its own (EVENT_LANES=test) within its CPU budget, so every test-mode file crosses the lanes.
-    testModeReplicas: launcherConfig({ TEST_MODE_CPU: process.env.TEST_MODE_CPU }).testModeReplicas,
+    testModeReplicas: launcherConfig({ TEST_MODE_CPU: process.env.TEST_MODE_CPU, TEST_MODE_CPU_ADAPTIVE: process.env.TEST_MODE_CPU_ADAPTIVE }).testModeReplicas,
   });
   // The launcher moves an internal port another process took meanwhile; these are the ones in use.
   const ports = platform.ports;
