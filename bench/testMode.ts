@@ -12,7 +12,8 @@
  *   npm run bench -- --only test-mode
  *   BENCH_TEST_MODE_ROUNDS (default 6), BENCH_TEST_MODE_SECONDS (default 10, each window),
  *   BENCH_TEST_MODE_WARMUP_SECONDS (default 15, live orders before the first window, not measured),
- *   BENCH_TEST_MODE_LIVE_RATE (default 10/s), BENCH_TEST_MODE_CONNECTIONS (default 16),
+ *   BENCH_TEST_MODE_LIVE_RATE (default 10/s), BENCH_TEST_MODE_CONNECTIONS (default 16; 0: no test load in the
+ *   "beside" windows, so the verdict measures its own false alarms),
  *   BENCH_TEST_MODE_REPLICAS=off (one process per service serves both modes), TEST_MODE_NICE (default 19),
  *   TEST_MODE_CPU (default 0.25 cores for the four replicas together; off: nice alone),
  *   TEST_MODE_CPU_ADAPTIVE (default on: that budget shrinks while the rest of the machine is busy; off: fixed),
