@@ -57,6 +57,9 @@ describe('gateway Redis on a Redis Cluster', () => {
   it('when a master is SIGKILLed, then its keys answer again once the replica takes over, with the values written before', async () => {
     const [master] = await cluster.masters();
     await Promise.all(Array.from({ length: 30 }, (_, i) => redis.set(`clu:probe:{${i}}`, String(i))));
+    // Replication is asynchronous: a write the master acknowledged but had not sent on dies with it. What failover
+    // keeps is what reached a replica, so the test waits for that (WAIT, on each master's connection that wrote).
+    await Promise.all((redis as Cluster).nodes('master').map((node) => node.call('WAIT', '1', '5000')));
     await cluster.kill(master!);
     await cluster.waitHealthy(30_000);
     const deadline = Date.now() + 20_000;
