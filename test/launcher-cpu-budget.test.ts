@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openCpuBudget, type CpuBudget } from '../scripts/launcher/cpuBudget.js';
+import { processCpuMs } from '../scripts/launcher/procStat.js';
 
 const fakeRoot = () => mkdtempSync(join(tmpdir(), 'esim-cgroup-'));
 const budgetOf = (result: ReturnType<typeof openCpuBudget>): CpuBudget => {
@@ -102,10 +103,7 @@ describe("test mode's CPU budget", () => {
       const pid = child.pid!;
       budget.join(pid);
       expect(readFileSync(`/proc/${pid}/cgroup`, 'utf8')).toContain(budget.path.split('/').at(-1));
-      const cpuMs = () => {
-        const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-        return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-      };
+      const cpuMs = () => processCpuMs(pid) ?? NaN;
       await new Promise((r) => setTimeout(r, 300));
       const before = cpuMs();
       await new Promise((r) => setTimeout(r, 2_000));

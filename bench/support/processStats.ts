@@ -1,13 +1,13 @@
 /** What the benchmarks read about a process from /proc (Linux): its resident memory and the CPU it has used. */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { processCpuMs, processTimes } from '../../scripts/launcher/procStat.js';
 
-const clockTicksPerSecond = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
-
-/** utime + stime from /proc/<pid>/stat (fields 14 and 15, after the parenthesised command name). */
+/** A process's CPU so far (the launcher's reader); throws once it is gone. */
 export function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / clockTicksPerSecond;
+  const ms = processCpuMs(pid);
+  if (ms === undefined) throw new Error(`no process ${pid}`);
+  return ms;
 }
 
 /** VmRSS from /proc/<pid>/status, in MiB (NaN when the process is gone). */
@@ -27,14 +27,14 @@ export { machineBusyMs } from '../../scripts/launcher/procStat.js';
 
 /**
  * A server and everything it forked, in ms: its own CPU, its reaped
- * children's (cutime + cstime, fields 16 and 17) and its living children's.
- * For Postgres' postmaster that is every backend, however short-lived.
+ * children's and its living children's. For Postgres' postmaster that is
+ * every backend, however short-lived.
  */
 export function processTreeCpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  const reaped = ((Number(fields[13]) + Number(fields[14])) * 1000) / clockTicksPerSecond;
+  const times = processTimes(pid);
+  if (!times) throw new Error(`no process ${pid}`);
   const children = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number);
-  return cpuMs(pid) + reaped + children.reduce((sum, child) => sum + (() => { try { return cpuMs(child); } catch { return 0; } })(), 0);
+  return times.ownMs + times.reapedChildrenMs + children.reduce((sum, child) => sum + (processCpuMs(child) ?? 0), 0);
 }
 
 /** The oldest process of that exact name (pgrep -o -x), if any: the machine's Postgres postmaster, its NATS server. */

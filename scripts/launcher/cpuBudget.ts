@@ -47,7 +47,9 @@ const groupPrefix = 'esim-test-mode-';
 interface Layout {
   /** The folder groups are made in. */
   parent: string;
-  /** Writes the quota of a new group. */
+  /** Settles a new group: its period and its weight against the processes outside it. */
+  prepare(group: string): void;
+  /** Writes the group's quota per period, and a burst of one quota. */
   limit(group: string, quotaUs: number): void;
 }
 
@@ -57,15 +59,17 @@ function layoutAt(root: string): Layout | undefined {
   if (existsSync(join(v1, 'cpu.cfs_quota_us'))) {
     return {
       parent: v1,
+      prepare(group) {
+        writeFileSync(join(group, 'cpu.cfs_period_us'), String(periodUs));
+        writeFileSync(join(group, 'cpu.shares'), String(lowestShares));
+      },
       limit(group, quotaUs) {
         // Kernels before 5.14 have no burst; the quota alone still holds. The kernel refuses a burst above the
         // quota, so a quota that shrinks has its old burst cleared first.
         const burst = join(group, 'cpu.cfs_burst_us');
         if (existsSync(burst)) writeFileSync(burst, '0');
-        writeFileSync(join(group, 'cpu.cfs_period_us'), String(periodUs));
         writeFileSync(join(group, 'cpu.cfs_quota_us'), String(quotaUs));
         if (existsSync(burst)) writeFileSync(burst, String(quotaUs));
-        writeFileSync(join(group, 'cpu.shares'), String(lowestShares));
       },
     };
   }
@@ -73,12 +77,14 @@ function layoutAt(root: string): Layout | undefined {
   if (delegated('cgroup.controllers') && delegated('cgroup.subtree_control')) {
     return {
       parent: root,
+      prepare(group) {
+        writeFileSync(join(group, 'cpu.weight'), String(lowestWeight));
+      },
       limit(group, quotaUs) {
         const burst = join(group, 'cpu.max.burst');
         if (existsSync(burst)) writeFileSync(burst, '0');
         writeFileSync(join(group, 'cpu.max'), `${quotaUs} ${periodUs}`);
         if (existsSync(burst)) writeFileSync(burst, String(quotaUs));
-        writeFileSync(join(group, 'cpu.weight'), String(lowestWeight));
       },
     };
   }
@@ -123,6 +129,7 @@ export function openCpuBudget(cores: number, root = '/sys/fs/cgroup', owner = pr
   try {
     sweep(layout.parent);
     mkdirSync(path, { recursive: true });
+    layout.prepare(path);
     layout.limit(path, quotaUs(cores));
   } catch (error) {
     return { unavailable: `${path}: ${(error as Error).message}` };

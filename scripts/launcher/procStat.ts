@@ -5,15 +5,24 @@ import { readFileSync } from 'node:fs';
 /** USER_HZ: the unit of /proc's CPU times; 100 on every Linux we run on. */
 const ticksPerSecond = 100;
 
-/** A process's CPU so far, every thread of it (utime + stime, fields 14 and 15 of /proc/<pid>/stat); undefined once it is gone. */
-export function processCpuMs(pid: number): number | undefined {
+/**
+ * A process's CPU so far from /proc/<pid>/stat, after the parenthesised
+ * command name: its own, every thread of it (utime + stime, fields 14 and
+ * 15), and its reaped children's (cutime + cstime, 16 and 17); undefined
+ * once it is gone.
+ */
+export function processTimes(pid: number): { ownMs: number; reapedChildrenMs: number } | undefined {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
+    const ms = (a: number, b: number) => ((Number(fields[a]) + Number(fields[b])) * 1000) / ticksPerSecond;
+    return { ownMs: ms(11, 12), reapedChildrenMs: ms(13, 14) };
   } catch {
     return undefined;
   }
 }
+
+/** A process's own CPU so far, every thread of it; undefined once it is gone. */
+export const processCpuMs = (pid: number): number | undefined => processTimes(pid)?.ownMs;
 
 /** CPU the whole machine has spent busy (user, nice, system, irq, softirq, steal from /proc/stat's first line), summed over its cores. */
 export function machineBusyMs(stat = '/proc/stat'): number | undefined {

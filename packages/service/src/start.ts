@@ -98,7 +98,7 @@ export async function startService<C extends BaseConfig>(
       return { name: definition.name, config, ports: { health: 0, http: {} }, facts: {}, mode: 'migrated', shutdownSteps: [], close: async () => {} };
     }
     checkpoint();
-    // A test-mode replica's sessions say so in pg_stat_activity (`wallet-test`): an operator, or the launcher's CPU budget, can tell them apart.
+    // A test-mode replica's sessions say so in pg_stat_activity (`wallet-test`), so an operator can tell whose load is whose.
     const testOnly = config.EVENT_LANES?.length === 1 && config.EVENT_LANES[0] === 'test';
     if (pg) pool = createPool(config.DATABASE_URL!, { applicationName: testOnly ? `${definition.name}-test` : definition.name, max: config.DATABASE_POOL_MAX ?? pg.poolSize });
     const ns = namespace(config.PLATFORM_NAMESPACE);

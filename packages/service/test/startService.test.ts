@@ -89,6 +89,27 @@ describe('starting', () => {
       await app.close();
     }
   });
+
+  it('when a replica serves the test lane only, then its Postgres sessions are named <service>-test; serving live too, <service>', async () => {
+    const sessionName = async (lanes?: string) => {
+      let pool: Pool | undefined;
+      const app = await startService(
+        widgets(async (context) => {
+          pool = context.pool as Pool;
+          return {};
+        }),
+        { env: env(lanes ? { EVENT_LANES: lanes } : {}), logger },
+      );
+      try {
+        return (await pool!.query<{ name: string }>(`SELECT current_setting('application_name') AS name`)).rows[0]!.name;
+      } finally {
+        await app.close();
+      }
+    };
+    expect(await sessionName('test')).toBe('widgets-test');
+    expect(await sessionName('live')).toBe('widgets');
+    expect(await sessionName()).toBe('widgets');
+  });
 });
 
 describe('closing', () => {
