@@ -5,8 +5,8 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { claimNamespace, instanceFile, runningInstance } from '../scripts/launcher/instance.js';
-import { claimPorts, portHolder, PortTaken } from '../scripts/launcher/ports.js';
-import { defaultPorts } from '../scripts/launcher/services.js';
+import { anyFreePort, claimPorts, portHolder, portIsFree, PortTaken } from '../scripts/launcher/ports.js';
+import { defaultPorts, freePorts } from '../scripts/launcher/services.js';
 import { repoRoot, waitUntilReady, type Running } from '../scripts/launcher/supervisor.js';
 
 /** Boot that cannot lie (#17): ports, readiness identity and the one-platform-per-namespace rule. */
@@ -49,6 +49,17 @@ describe('ports', () => {
     const claim = claimPorts({ gateway: { http: port, admin: 0 } }, () => false);
     await expect(claim).rejects.toBeInstanceOf(PortTaken);
     await expect(claim).rejects.toThrow(`Port ${port} (gateway http) is in use by pid ${process.pid} (`);
+  });
+
+  it('hands out ports below the kernel\'s ephemeral range, where no outgoing connection can take one before its service binds it', async () => {
+    const ephemeralLow = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    const handed = [await anyFreePort(), ...Object.values(await freePorts()).flatMap((kinds) => Object.values(kinds))];
+    for (const port of handed) {
+      expect(port).toBeGreaterThanOrEqual(10_000);
+      expect(port).toBeLessThan(ephemeralLow);
+      expect(await portIsFree(port)).toBe(true);
+    }
+    expect(new Set(handed.slice(1)).size).toBe(handed.length - 1);
   });
 });
 

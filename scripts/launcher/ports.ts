@@ -17,8 +17,31 @@ export function portIsFree(port: number): Promise<boolean> {
   });
 }
 
-/** A port the kernel picks. */
-export function anyFreePort(): Promise<number> {
+/** The kernel's ephemeral range: outgoing connections take their local port from it. */
+function ephemeralRange(): { low: number; high: number } {
+  try {
+    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (low && high) return { low, high };
+  } catch {
+    // not Linux: the IANA range
+  }
+  return { low: 49_152, high: 65_535 };
+}
+
+/**
+ * A free port below the kernel's ephemeral range. A port the kernel picks
+ * (listen on 0) comes from that range, where any outgoing connection (a
+ * Postgres pool, a NATS client) may take it before the service it was meant
+ * for binds it: a boot failing with EADDRINUSE. Below the range only a
+ * listener can take it, and every listener of ours is checked here.
+ */
+export async function anyFreePort(): Promise<number> {
+  const floor = 10_000;
+  const ceiling = ephemeralRange().low - 1;
+  for (let attempt = 0; ceiling > floor && attempt < 200; attempt += 1) {
+    const port = floor + Math.floor(Math.random() * (ceiling - floor));
+    if (await portIsFree(port)) return port;
+  }
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

@@ -227,20 +227,12 @@ function withTestModeReplicas(specs: ServiceSpec[], ports: Ports, testMode: Test
 
 /** Free ports for every service of the list (the e2e suite and the benchmarks run beside a developer's `npm start`). */
 export async function freePorts(): Promise<Ports> {
-  const { createServer } = await import('node:net');
-  const one = () =>
-    new Promise<number>((resolve, reject) => {
-      const server = createServer();
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => {
-        const address = server.address();
-        server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-      });
-    });
+  const { freePortOutside } = await import('./ports.js');
+  const taken = new Set<number>();
   const ports: Ports = {};
   for (const entry of services) {
     ports[entry.name] = {};
-    for (const kind of Object.keys(entry.ports) as PortKind[]) ports[entry.name]![kind] = await one();
+    for (const kind of Object.keys(entry.ports) as PortKind[]) ports[entry.name]![kind] = await freePortOutside(taken);
   }
   return ports;
 }

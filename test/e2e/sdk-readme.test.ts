@@ -1,8 +1,8 @@
 // packages/sdk/README.md's examples, run verbatim against the whole platform (#19): a funded partner places an
 // order with the SDK, and the README's receiver verifies the real signed webhook that follows; a pending partner's
 // test key runs the test-mode example end to end (§14).
-import { createServer } from 'node:net';
 import { afterAll, expect, it } from 'vitest';
+import { anyFreePort } from '../../scripts/launcher/ports.js';
 import { admin, api, platform, portalToken, registerPartner, until, verifyEmailOf, withToken } from './support/client.js';
 import { fundedPartner } from './support/money.js';
 import { readmeExample, runExample, type RunningExample } from './support/readmeExamples.js';
@@ -10,18 +10,9 @@ import { readmeExample, runExample, type RunningExample } from './support/readme
 const running: RunningExample[] = [];
 afterAll(() => running.forEach((r) => r.child.kill()));
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 it('when a partner runs the README’s order and receiver examples, then the order is placed and the provisioned webhook is verified', async () => {
   const partner = await fundedPartner(100_000);
-  const port = await freePort();
+  const port = await anyFreePort();
   const patched = await admin(`/partners/${partner.id}`, { method: 'PATCH', body: { webhookUrl: `http://127.0.0.1:${port}/webhooks` } });
   expect(patched.status, patched.text).toBe(200);
 

@@ -1,8 +1,8 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, chmodSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePortsWithOffset } from './clusters/processes.js';
 
 /**
  * A Postgres server of a test's own (initdb into a temporary directory, on a
@@ -34,17 +34,6 @@ export function postgresBinaries(): { dir: string } | { missing: string } {
   return { dir: join(root, newest, 'bin') };
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 export async function startPrivatePostgres(options: { maxConnections?: number } = {}): Promise<PrivatePostgres> {
   const binaries = postgresBinaries();
   if ('missing' in binaries) throw new Error(binaries.missing);
@@ -61,7 +50,7 @@ export async function startPrivatePostgres(options: { maxConnections?: number } 
     if (result.status !== 0) throw new Error(`${tool} ${args.join(' ')} failed: ${result.stderr || result.stdout}`);
   };
   run('initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--no-sync', '-E', 'UTF8']);
-  const port = await freePort();
+  const [port] = (await freePortsWithOffset(1)) as [number];
   const settings = `-p ${port} -k ${dataDir} -c listen_addresses=127.0.0.1 -c max_connections=${options.maxConnections ?? 200} -c fsync=off`;
   const log = join(dataDir, 'server.log');
   const start = () => run('pg_ctl', ['-D', dataDir, '-o', settings, '-l', log, '-w', '-t', '60', 'start']);

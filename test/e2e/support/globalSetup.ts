@@ -6,11 +6,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { launcherConfig } from '../../../scripts/launcher/config.js';
 import { startPlatform, type Platform } from '../../../scripts/launcher/platform.js';
+import { anyFreePort } from '../../../scripts/launcher/ports.js';
 import { addressEnv, freePorts, portEnv, readinessPort, services } from '../../../scripts/launcher/services.js';
 import { startSuiteNats } from './natsServer.js';
 import { repoRoot, startService, stopService, waitUntilReady, type Running } from '../../../scripts/launcher/supervisor.js';
@@ -54,24 +55,13 @@ function skewEnv(skewMs: string | null): Record<string, string> {
   return { CLOCK_SKEW_MS: skewMs, NODE_OPTIONS: [process.env.NODE_OPTIONS, preload].filter(Boolean).join(' ') };
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createNetServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 export default async function setup(project: TestProject) {
   const suffix = randomBytes(4).toString('hex');
   const namespace = `e2e${suffix}`;
   const databaseUrl = `postgres://postgres@127.0.0.1:5432/esim_e2e_${suffix}`;
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   // The suite's own NATS server (when the binary is here), so a test can restart it mid-load.
-  const suiteNats = await startSuiteNats(await freePort(), process.env.NATS_URL ?? 'nats://127.0.0.1:4222');
+  const suiteNats = await startSuiteNats(await anyFreePort(), process.env.NATS_URL ?? 'nats://127.0.0.1:4222');
   const natsUrl = suiteNats.url;
   const adminToken = `adm_${randomBytes(24).toString('base64url')}`;
   const jwtSecret = randomBytes(32).toString('base64');
@@ -168,7 +158,7 @@ export default async function setup(project: TestProject) {
       // Upper-case query parameters are settings of that replica only (`?RATE_LIMIT_PER_TEST_KEY=25/10s`).
       const entry = services.find((candidate) => candidate.name === name);
       if (req.method === 'POST' && kind === 'replicas' && entry && !action) {
-        const own = Object.fromEntries(await Promise.all(Object.keys(entry.ports).map(async (portKind) => [portKind, await freePort()] as const)));
+        const own = Object.fromEntries(await Promise.all(Object.keys(entry.ports).map(async (portKind) => [portKind, await anyFreePort()] as const)));
         const settings = Object.fromEntries([...url.searchParams].filter(([key]) => /^[A-Z][A-Z0-9_]*$/.test(key)));
         const index = replicas.length;
         const running = startService(

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 /**
@@ -38,17 +38,27 @@ function portFree(port: number): Promise<boolean> {
 
 const taken = new Set<number>();
 
+/** Below the kernel's ephemeral range, where no outgoing connection takes a port between its choice and its bind. */
+function ephemeralLow(): number {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
 /**
- * `count` free loopback ports below 55536, each with `port + offset` free
- * too when an offset is given (a Redis Cluster node's bus port is its port +
- * 10000). Random in 20000–45535 so parallel runs rarely collide, and never
- * the same port twice within this process.
+ * `count` free loopback ports, each with `port + offset` free too when an
+ * offset is given (a Redis Cluster node's bus port is its port + 10000).
+ * Random from 10000 up to the kernel's ephemeral range, so parallel runs
+ * rarely collide and no client connection takes one before its server
+ * binds it; never the same port twice within this process.
  */
 export async function freePortsWithOffset(count: number, offset = 0): Promise<number[]> {
   const ports: number[] = [];
   for (let attempt = 0; ports.length < count; attempt += 1) {
     if (attempt > 10_000) throw new Error('no free loopback ports found');
-    const port = 20_000 + Math.floor(Math.random() * 25_536);
+    const port = 10_000 + Math.floor(Math.random() * (ephemeralLow() - offset - 10_000));
     if (taken.has(port) || (offset && taken.has(port + offset))) continue;
     if (!(await portFree(port)) || (offset && !(await portFree(port + offset)))) continue;
     taken.add(port);

@@ -1,4 +1,4 @@
-import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { z } from 'zod';
 import {
@@ -58,51 +58,73 @@ export function createEs2PlusClient(options: Es2ClientOptions): SmdpPort {
   const secure = base.protocol === 'https:';
   const agent = secure
     ? new HttpsAgent({ keepAlive: true, maxSockets: 16, ...(options.tls ? { cert: options.tls.cert, key: options.tls.key, ca: options.tls.ca } : {}) })
-    : undefined;
+    : new HttpAgent({ keepAlive: true, maxSockets: 16 });
 
+  /**
+   * One POST under one deadline for the whole call, answer included. A kept-
+   * alive connection the SM-DP+ closed while idle fails the first request
+   * written to it (ECONNRESET, EPIPE) before the server read a byte: the
+   * request is sent again on a fresh connection within the same deadline.
+   * Safe for every ES2+ function: a repeated functionCallIdentifier answers
+   * what it answered (SGP.22 §6.5.1.4), and the server never saw this one.
+   */
   function post(path: string, body: string): Promise<Raw> {
     const url = new URL(base.pathname.replace(/\/$/, '') + path, base);
+    const send = secure ? httpsRequest : httpRequest;
     return new Promise<Raw>((resolve) => {
-      const send = secure ? httpsRequest : httpRequest;
-      const req = send(
-        url,
-        {
-          method: 'POST',
-          agent,
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json',
-            'x-admin-protocol': adminProtocol,
-            'content-length': Buffer.byteLength(body),
-          },
-          timeout: options.timeoutMs,
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          let size = 0;
-          res.on('data', (chunk: Buffer) => {
-            size += chunk.length;
-            if (size > maxResponseBytes) {
-              res.destroy();
-              resolve(transient('bad_response', res.statusCode ?? null, 'an answer over 64 KiB'));
-              return;
-            }
-            chunks.push(chunk);
-          });
-          res.on('end', () => resolve({ kind: 'answer', status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-          res.on('error', (error) => resolve(networkFailure(error)));
-        },
-      );
-      // One deadline for the whole call, answer included.
+      let settled = false;
+      let current: ClientRequest | undefined;
+      const finish = (raw: Raw) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        resolve(raw);
+      };
       const timer = setTimeout(() => {
-        req.destroy();
-        resolve(transient('timeout', null, `no answer within ${options.timeoutMs} ms`));
+        current?.destroy();
+        finish(transient('timeout', null, `no answer within ${options.timeoutMs} ms`));
       }, options.timeoutMs);
       timer.unref();
-      req.on('close', () => clearTimeout(timer));
-      req.on('timeout', () => req.destroy(new Error('socket timeout')));
-      req.on('error', (error) => resolve(networkFailure(error)));
-      req.end(body);
+      const attempt = (staleRetriesLeft: number) => {
+        let answered = false;
+        const req = send(
+          url,
+          {
+            method: 'POST',
+            agent,
+            headers: {
+              'content-type': 'application/json',
+              accept: 'application/json',
+              'x-admin-protocol': adminProtocol,
+              'content-length': Buffer.byteLength(body),
+            },
+          },
+          (res) => {
+            answered = true;
+            const chunks: Buffer[] = [];
+            let size = 0;
+            res.on('data', (chunk: Buffer) => {
+              size += chunk.length;
+              if (size > maxResponseBytes) {
+                res.destroy();
+                finish(transient('bad_response', res.statusCode ?? null, 'an answer over 64 KiB'));
+                return;
+              }
+              chunks.push(chunk);
+            });
+            res.on('end', () => finish({ kind: 'answer', status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+            res.on('error', (error) => finish(networkFailure(error)));
+          },
+        );
+        current = req;
+        req.on('error', (error) => {
+          if (!answered && req.reusedSocket && staleRetriesLeft > 0 && isStaleSocket(error) && !settled) attempt(staleRetriesLeft - 1);
+          else finish(networkFailure(error));
+        });
+        req.end(body);
+      };
+      // Every pooled socket may have gone stale together (a quiet spell): one fresh connection after them is enough.
+      attempt(agent.maxSockets === Infinity ? 16 : agent.maxSockets);
     });
   }
 
@@ -171,8 +193,18 @@ function transient(cause: SmdpFailure['cause'], statusCode: number | null, detai
 
 const tlsCodes = /^(ERR_SSL_|ERR_TLS_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|EPROTO$)/;
 
+function errorCode(error: unknown): string | undefined {
+  return error && typeof error === 'object' && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
+}
+
+/** How a request written to a connection the server had already closed fails. */
+function isStaleSocket(error: unknown): boolean {
+  const code = errorCode(error);
+  return code === 'ECONNRESET' || code === 'EPIPE';
+}
+
 function networkFailure(error: unknown): SmdpFailure {
-  const code = error && typeof error === 'object' && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
+  const code = errorCode(error);
   if (code && tlsCodes.test(code)) return transient('tls_error', null, `TLS failure: ${code}`);
   return transient('network_error', null, `network error: ${code ?? (error instanceof Error ? error.message.slice(0, 200) : 'unknown')}`);
 }
