@@ -71,6 +71,24 @@ describe('test mode on the CPU live leaves over', () => {
       expect(Math.min(0.25, ...sizes)).toBeGreaterThan(0.24);
       expect(follower.cores()).toBeGreaterThan(0.24);
     });
+    it("when a replica restarts and takes its CPU out of the group's total, then that is not read as the rest of the machine turning busy", async () => {
+      // The rest uses 600 ms/s, so the ceiling holds; then the group's total falls by 5 s of CPU at once.
+      let at = performance.now();
+      let machineMs = 0;
+      let groupMs = 10_000;
+      const advance = () => {
+        const now = performance.now();
+        machineMs += ((now - at) / 1000) * 600;
+        at = now;
+      };
+      const sizes: number[] = [];
+      follower = followSpareCpu({ resize: (cores) => sizes.push(cores), usedMs: () => groupMs }, twoCores, { intervalMs: 20, readMachineMs: () => (advance(), machineMs) });
+      await new Promise((r) => setTimeout(r, 60));
+      groupMs = 5_000;
+      await new Promise((r) => setTimeout(r, 100));
+      expect(sizes).toEqual([]);
+      expect(follower.cores()).toBe(0.25);
+    });
   });
 
   describe('on this machine’s own control groups', () => {

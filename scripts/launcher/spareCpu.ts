@@ -72,7 +72,9 @@ export function followSpareCpu(budget: Pick<CpuBudget, 'resize' | 'usedMs'>, pol
     const now = { at: performance.now(), machine: readMachine(), group: budget.usedMs() };
     const seconds = (now.at - last.at) / 1000;
     if (now.machine !== undefined && last.machine !== undefined && seconds > 0) {
-      const others = Math.max(0, now.machine - last.machine - (now.group - last.group)) / seconds;
+      // A replica that restarted takes its CPU out of the group's total: the group used at least nothing.
+      const group = Math.max(0, now.group - last.group);
+      const others = Math.max(0, now.machine - last.machine - group) / seconds;
       const next = nextCores(current, spareCores(policy, others));
       if (Math.abs(next - current) >= 0.005) {
         try {
