@@ -19,6 +19,8 @@ const calls = meter.createCounter('provisioning_smdp_calls_total', { description
 const duration = meter.createHistogram('provisioning_smdp_call_duration_ms', { description: 'ES2+ call duration, by function and outcome', unit: 'ms' });
 
 const maxResponseBytes = 64 * 1024;
+/** Connections kept to the SM-DP+; also how many stale ones a call may meet in a row. */
+const pooledSockets = 16;
 const maxDetailChars = 500;
 
 /** The client's identity and trust: PEM text (read from SMDP_CLIENT_CERT/KEY/CA at boot). Absent: plain HTTP or system trust. */
@@ -57,8 +59,8 @@ export function createEs2PlusClient(options: Es2ClientOptions): SmdpPort {
   const base = new URL(options.baseUrl.endsWith('/') ? options.baseUrl.slice(0, -1) : options.baseUrl);
   const secure = base.protocol === 'https:';
   const agent = secure
-    ? new HttpsAgent({ keepAlive: true, maxSockets: 16, ...(options.tls ? { cert: options.tls.cert, key: options.tls.key, ca: options.tls.ca } : {}) })
-    : new HttpAgent({ keepAlive: true, maxSockets: 16 });
+    ? new HttpsAgent({ keepAlive: true, maxSockets: pooledSockets, ...(options.tls ? { cert: options.tls.cert, key: options.tls.key, ca: options.tls.ca } : {}) })
+    : new HttpAgent({ keepAlive: true, maxSockets: pooledSockets });
 
   /**
    * One POST under one deadline for the whole call, answer included. A kept-
@@ -124,7 +126,7 @@ export function createEs2PlusClient(options: Es2ClientOptions): SmdpPort {
         req.end(body);
       };
       // Every pooled socket may have gone stale together (a quiet spell): one fresh connection after them is enough.
-      attempt(agent.maxSockets === Infinity ? 16 : agent.maxSockets);
+      attempt(pooledSockets);
     });
   }
 
