@@ -5,8 +5,8 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { claimNamespace, instanceFile, runningInstance } from '../scripts/launcher/instance.js';
-import { anyFreePort, claimPorts, portHolder, portIsFree, PortTaken } from '../scripts/launcher/ports.js';
-import { defaultPorts, freePorts } from '../scripts/launcher/services.js';
+import { anyFreePort, claimPorts, freePorts, portHolder, portIsFree, PortTaken } from '../scripts/launcher/ports.js';
+import { defaultPorts } from '../scripts/launcher/services.js';
 import { repoRoot, waitUntilReady, type Running } from '../scripts/launcher/supervisor.js';
 
 /** Boot that cannot lie (#17): ports, readiness identity and the one-platform-per-namespace rule. */

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { simpleParser } from 'mailparser';
 import { startPlatform, type Platform } from '../../scripts/launcher/platform.js';
-import { freePorts, type TestModeReplicas } from '../../scripts/launcher/services.js';
+import { freePorts } from '../../scripts/launcher/ports.js';
+import type { TestModeReplicas } from '../../scripts/launcher/services.js';
 import { repoRoot, type LaunchMode } from '../../scripts/launcher/supervisor.js';
 import { cleanUp } from '../../test/e2e/support/cleanUp.js';
 

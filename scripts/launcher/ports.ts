@@ -17,15 +17,13 @@ export function portIsFree(port: number): Promise<boolean> {
   });
 }
 
-/** The kernel's ephemeral range: outgoing connections take their local port from it. */
-function ephemeralRange(): { low: number; high: number } {
+/** The low end of the kernel's ephemeral range: outgoing connections take their local port from it. */
+function ephemeralLow(): number {
   try {
-    const [low, high] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
-    if (low && high) return { low, high };
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 49_152;
   } catch {
-    // not Linux: the IANA range
+    return 49_152; // not Linux: the IANA range
   }
-  return { low: 49_152, high: 65_535 };
 }
 
 /**
@@ -37,7 +35,7 @@ function ephemeralRange(): { low: number; high: number } {
  */
 export async function anyFreePort(): Promise<number> {
   const floor = 10_000;
-  const ceiling = ephemeralRange().low - 1;
+  const ceiling = ephemeralLow() - 1;
   for (let attempt = 0; ceiling > floor && attempt < 200; attempt += 1) {
     const port = floor + Math.floor(Math.random() * (ceiling - floor));
     if (await portIsFree(port)) return port;
@@ -59,6 +57,17 @@ export async function freePortOutside(taken: Set<number>): Promise<number> {
   while (taken.has(chosen));
   taken.add(chosen);
   return chosen;
+}
+
+/** Free ports for every service of the list (the e2e suite and the benchmarks run beside a developer's `npm start`). */
+export async function freePorts(): Promise<Ports> {
+  const taken = new Set<number>();
+  const ports: Ports = {};
+  for (const entry of services) {
+    ports[entry.name] = {};
+    for (const kind of Object.keys(entry.ports) as PortKind[]) ports[entry.name]![kind] = await freePortOutside(taken);
+  }
+  return ports;
 }
 
 /** Socket inodes listening on `port`, from /proc/net/tcp and tcp6 (Linux; empty elsewhere). */

@@ -224,15 +224,3 @@ function withTestModeReplicas(specs: ServiceSpec[], ports: Ports, testMode: Test
   // Before the gateway, which starts last.
   return [...adjusted.filter((spec) => spec.name !== 'gateway'), ...replicas, ...adjusted.filter((spec) => spec.name === 'gateway')];
 }
-
-/** Free ports for every service of the list (the e2e suite and the benchmarks run beside a developer's `npm start`). */
-export async function freePorts(): Promise<Ports> {
-  const { freePortOutside } = await import('./ports.js');
-  const taken = new Set<number>();
-  const ports: Ports = {};
-  for (const entry of services) {
-    ports[entry.name] = {};
-    for (const kind of Object.keys(entry.ports) as PortKind[]) ports[entry.name]![kind] = await freePortOutside(taken);
-  }
-  return ports;
-}

@@ -13,7 +13,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresBinaries, startPrivatePostgres, startTcpProxy, type PrivatePostgres, type TcpProxy } from '@esim/testing';
 import { startPlatform, type Platform } from '../../scripts/launcher/platform.js';
-import { freePorts } from '../../scripts/launcher/services.js';
+import { freePorts } from '../../scripts/launcher/ports.js';
 import { repoRoot } from '../../scripts/launcher/supervisor.js';
 import { apiKeyPattern, call, mailedToken, platform as shared, until, waitForMail, type Answer } from './support/client.js';
 import { cleanUp } from './support/cleanUp.js';

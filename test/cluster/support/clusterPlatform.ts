@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { startNatsCluster, startRedisCluster, type NatsCluster, type RedisCluster } from '@esim/testing';
 import { grpcIdentityEnv } from '../../../scripts/launcher/platform.js';
 import { preflight } from '../../../scripts/launcher/preflight.js';
-import { constantCase, freePorts, portEnv, readinessPort, services, type Ports } from '../../../scripts/launcher/services.js';
+import { freePorts } from '../../../scripts/launcher/ports.js';
+import { constantCase, portEnv, readinessPort, services, type Ports } from '../../../scripts/launcher/services.js';
 import { repoRoot, startService, stopService, waitUntilReady, type LaunchMode, type Running } from '../../../scripts/launcher/supervisor.js';
 
 /**
