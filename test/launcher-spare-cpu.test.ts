@@ -31,15 +31,7 @@ describe('test mode on the CPU live leaves over', () => {
     it('when the machine turns busy and then idle again, then the group is resized to its floor and climbs back toward its ceiling', async () => {
       const sizes: number[] = [];
       let busyMsPerSecond = 1_900;
-      let machineMs = 0;
-      let lastAt = performance.now();
-      const readMachineMs = () => {
-        const now = performance.now();
-        machineMs += ((now - lastAt) / 1000) * busyMsPerSecond;
-        lastAt = now;
-        return machineMs;
-      };
-      follower = followSpareCpu({ resize: (cores) => sizes.push(cores), usedMs: () => 0 }, twoCores, { intervalMs: 20, readMachineMs });
+      follower = followSpareCpu({ resize: (cores) => sizes.push(cores), usedMs: () => 0 }, twoCores, { intervalMs: 20, readMachineMs: cpuCounter(() => busyMsPerSecond) });
       await until(() => follower!.cores() === 0.05);
       expect(sizes[0]).toBe(0.05);
       busyMsPerSecond = 100;
@@ -52,37 +44,18 @@ describe('test mode on the CPU live leaves over', () => {
 
     it("when the group's own CPU is what keeps the machine busy, then it is not counted against it", async () => {
       // The machine is 1,200 ms/s busy, and 1,000 of them are the group's: the rest uses 200, so the ceiling holds.
-      let at = performance.now();
-      let machineMs = 0;
-      let groupMs = 0;
-      const advance = () => {
-        const now = performance.now();
-        machineMs += ((now - at) / 1000) * 1_200;
-        groupMs += ((now - at) / 1000) * 1_000;
-        at = now;
-      };
       const sizes: number[] = [];
-      follower = followSpareCpu(
-        { resize: (cores) => sizes.push(cores), usedMs: () => (advance(), groupMs) },
-        twoCores,
-        { intervalMs: 20, readMachineMs: () => (advance(), machineMs) },
-      );
+      follower = followSpareCpu({ resize: (cores) => sizes.push(cores), usedMs: cpuCounter(() => 1_000) }, twoCores, { intervalMs: 20, readMachineMs: cpuCounter(() => 1_200) });
       await new Promise((r) => setTimeout(r, 200));
       expect(Math.min(0.25, ...sizes)).toBeGreaterThan(0.24);
       expect(follower.cores()).toBeGreaterThan(0.24);
     });
+
     it("when a replica restarts and takes its CPU out of the group's total, then that is not read as the rest of the machine turning busy", async () => {
       // The rest uses 600 ms/s, so the ceiling holds; then the group's total falls by 5 s of CPU at once.
-      let at = performance.now();
-      let machineMs = 0;
       let groupMs = 10_000;
-      const advance = () => {
-        const now = performance.now();
-        machineMs += ((now - at) / 1000) * 600;
-        at = now;
-      };
       const sizes: number[] = [];
-      follower = followSpareCpu({ resize: (cores) => sizes.push(cores), usedMs: () => groupMs }, twoCores, { intervalMs: 20, readMachineMs: () => (advance(), machineMs) });
+      follower = followSpareCpu({ resize: (cores) => sizes.push(cores), usedMs: () => groupMs }, twoCores, { intervalMs: 20, readMachineMs: cpuCounter(() => 600) });
       await new Promise((r) => setTimeout(r, 60));
       groupMs = 5_000;
       await new Promise((r) => setTimeout(r, 100));
@@ -124,4 +97,16 @@ async function until(condition: () => boolean, timeoutMs = 2_000): Promise<void>
     if (Date.now() > end) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** A CPU total in ms that grows at `msPerSecond()` of real time, as /proc's do. */
+function cpuCounter(msPerSecond: () => number): () => number {
+  let total = 0;
+  let at = performance.now();
+  return () => {
+    const now = performance.now();
+    total += ((now - at) / 1000) * msPerSecond();
+    at = now;
+    return total;
+  };
 }
